@@ -1,0 +1,3 @@
+from rackplanner.cli import main
+
+raise SystemExit(main())

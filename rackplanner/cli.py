@@ -1,0 +1,121 @@
+"""The ``rackplanner`` command: opens the app; subcommands work headless.
+
+Every subcommand takes ``--json``; bad input ends with one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rackplanner.core.catalog import Catalog, load_catalog
+from rackplanner.core.errors import InputError
+from rackplanner.core.figures import key_figures
+from rackplanner.core.parts import PART_KINDS
+from rackplanner.core.planfile import load_plan
+from rackplanner.core.summary import format_summary, summarize
+
+EXIT_BAD_INPUT = 2
+COMMANDS = ("open", "check", "catalog")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--catalog",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a folder of your own catalog YAML files (entries override by id; repeatable)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="rackplanner",
+        description="Plan ML hardware: fit, PCIe topology, power, capacity, bill of materials. "
+        "With no command, opens the app.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    app = sub.add_parser("open", parents=[common], help="open the app (the default command)")
+    app.add_argument("plan", nargs="?", type=Path, help="plan file (default: the last one)")
+
+    check = sub.add_parser("check", parents=[common], help="validate a plan and print what it holds")
+    check.add_argument("plan", type=Path)
+    check.add_argument("--json", action="store_true", help="machine-readable output")
+
+    catalog = sub.add_parser("catalog", parents=[common], help="list parts with their key figures")
+    catalog.add_argument("kind", nargs="?", choices=sorted(PART_KINDS), help="only this kind")
+    catalog.add_argument("--search", metavar="TEXT", help="only parts whose id/vendor/model match")
+    catalog.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    # "rackplanner [--catalog DIR] [PLAN]" opens the app: supply the implicit command.
+    if not args_list or args_list[0] not in (*COMMANDS, "-h", "--help"):
+        args_list = ["open", *args_list]
+    args = build_parser().parse_args(args_list)
+    try:
+        catalog = load_catalog(args.catalog)
+        if args.command == "check":
+            return _check(args.plan, catalog, as_json=args.json)
+        if args.command == "catalog":
+            return _catalog(catalog, args.kind, args.search, as_json=args.json)
+        return _open_app(args.plan, catalog)
+    except InputError as exc:
+        if getattr(args, "json", False):
+            print(json.dumps({"error": str(exc)}))
+        print(f"rackplanner: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
+    plan = load_plan(path, catalog)
+    summary = summarize(plan, catalog)
+    if as_json:
+        print(json.dumps({"file": str(path), "valid": True, **summary.model_dump()}, indent=2))
+    else:
+        print(f"{path}: valid")
+        print(format_summary(summary))
+    return 0
+
+
+def _catalog(catalog: Catalog, kind: str | None, search: str | None, *, as_json: bool) -> int:
+    kind_cls = PART_KINDS[kind] if kind else None
+    if search:
+        parts = catalog.search(search, kind_cls)
+    else:
+        parts = [p for p in catalog if kind_cls is None or isinstance(p, kind_cls)]
+    parts.sort(key=lambda p: (p.kind, p.vendor.lower(), p.model.lower()))
+    if as_json:
+        rows = [{"kind": p.kind, **p.model_dump(mode="json")} for p in parts]
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not parts:
+        print("no parts match", file=sys.stderr)
+        return 1
+    current = None
+    for part in parts:
+        if part.kind != current:
+            current = part.kind
+            print(f"\n{current}" if current != parts[0].kind else current)
+        figures = "  ".join(f"{label} {text}" for label, text in key_figures(part))
+        print(f"  {part.id:<28} {part.label:<44} {figures}")
+    return 0
+
+
+def _open_app(path: Path | None, catalog: Catalog) -> int:
+    try:
+        from rackplanner.gui.app import run_app
+    except ImportError:
+        print(
+            "rackplanner: the desktop app is not part of this version yet; use "
+            "'rackplanner check PLAN' or 'rackplanner catalog [KIND]'",
+            file=sys.stderr,
+        )
+        return 1
+    return run_app(path, catalog)

@@ -1,0 +1,1 @@
+"""Everything rackplanner computes, in pure Python: no Qt import anywhere below here."""

@@ -1,0 +1,197 @@
+"""Pydantic models of a user's plan: machines with their placed parts, racks, feeds.
+
+The plan is the one source of truth and is immutable: edits in ``edits.py`` return a
+new plan. Derived figures (loads, paths, speeds) are never stored here.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NewType
+
+from pydantic import Field, model_validator
+
+from rackplanner.core.parts import Frozen, KebabId
+
+MachineId = NewType("MachineId", str)
+RackId = NewType("RackId", str)
+DeviceId = NewType("DeviceId", str)
+FeedId = NewType("FeedId", str)
+
+SCHEMA_VERSION = 1
+
+
+class PlacedCard(Frozen):
+    """A card (GPU, NIC, NVMe drive) in a slot of the machine's board."""
+
+    slot: KebabId
+    part: KebabId
+    power_limit_w: float | None = Field(default=None, gt=0)
+
+
+class BridgeLink(Frozen):
+    """An NVLink bridge joining the cards in two slots."""
+
+    part: KebabId
+    slots: tuple[KebabId, KebabId]
+
+    @model_validator(mode="after")
+    def _two_distinct_slots(self) -> BridgeLink:
+        if self.slots[0] == self.slots[1]:
+            raise ValueError(f"an NVLink bridge joins two different slots, not {self.slots[0]} twice")
+        return self
+
+
+class PartCount(Frozen):
+    """Several identical parts: DIMMs, PSUs, drives in bays."""
+
+    part: KebabId
+    count: int = Field(ge=1, le=1024)
+
+
+class Machine(Frozen):
+    """A workstation or server. A server names a catalog ``server``; a build names board and case."""
+
+    id: KebabId
+    name: str = Field(min_length=1)
+    server: KebabId | None = None
+    board: KebabId | None = None
+    chassis: KebabId | None = None
+    cpu: KebabId | None = None
+    cpu_count: int = Field(default=1, ge=1, le=8)
+    memory: list[PartCount] = Field(default_factory=list)
+    psus: list[PartCount] = Field(default_factory=list)
+    drives: list[PartCount] = Field(default_factory=list)
+    cards: list[PlacedCard] = Field(default_factory=list)
+    bridges: list[BridgeLink] = Field(default_factory=list)
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Machine:
+        if self.server is not None and (self.board is not None or self.chassis is not None):
+            raise ValueError("a machine names either a server or a board and chassis, not both")
+        slots = [card.slot for card in self.cards]
+        duplicates = sorted({s for s in slots if slots.count(s) > 1})
+        if duplicates:
+            raise ValueError(f"slot {duplicates[0]} holds more than one card")
+        for bridge in self.bridges:
+            for slot in bridge.slots:
+                if slot not in slots:
+                    raise ValueError(f"NVLink bridge joins slot {slot}, which holds no card")
+        return self
+
+    def card_in(self, slot: str) -> PlacedCard | None:
+        return next((c for c in self.cards if c.slot == slot), None)
+
+
+class MountedDevice(Frozen):
+    """Something in a rack: a machine of the plan, or a catalog part (switch, PDU, rack shelf).
+
+    ``position_u`` is the lowest U the device occupies (1 = bottom). Zero-U devices
+    (vertical PDUs) have no position and sit in a side channel instead.
+    """
+
+    id: KebabId
+    name: str = Field(min_length=1)
+    machine: KebabId | None = None
+    part: KebabId | None = None
+    position_u: int | None = Field(default=None, ge=1)
+    face: Literal["front", "rear"] = "front"
+    side: Literal["left", "right"] | None = None
+    feed: KebabId | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> MountedDevice:
+        if (self.machine is None) == (self.part is None):
+            raise ValueError("a mounted device names exactly one of machine or part")
+        if self.position_u is None and self.side is None:
+            raise ValueError("a mounted device needs a position_u or, for 0U devices, a side")
+        return self
+
+
+class Rack(Frozen):
+    id: KebabId
+    name: str = Field(min_length=1)
+    part: KebabId
+    row: str = "row-1"
+    devices: list[MountedDevice] = Field(default_factory=list)
+
+    def device(self, device_id: str) -> MountedDevice | None:
+        return next((d for d in self.devices if d.id == device_id), None)
+
+
+class Feed(Frozen):
+    """A circuit from the facility: the receptacle a PDU plugs into."""
+
+    id: KebabId
+    name: str = Field(min_length=1)
+    side: Literal["A", "B"]
+    phases: Literal[1, 3]
+    voltage_v: float = Field(gt=0)
+    breaker_a: float = Field(gt=0)
+
+
+class OutletAssignment(Frozen):
+    """A user's override: PSU ``psu_index`` of ``device`` plugs into an outlet of ``pdu``."""
+
+    rack: KebabId
+    device: KebabId
+    psu_index: int = Field(ge=0)
+    pdu: KebabId
+    outlet_group: KebabId
+
+
+class Plan(Frozen):
+    schema_version: int = SCHEMA_VERSION
+    name: str = Field(min_length=1)
+    notes: str = ""
+    machines: list[Machine] = Field(default_factory=list)
+    racks: list[Rack] = Field(default_factory=list)
+    feeds: list[Feed] = Field(default_factory=list)
+    price_overrides_usd: dict[KebabId, float] = Field(default_factory=dict)
+    outlet_assignments: list[OutletAssignment] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _ids_unique_and_resolved(self) -> Plan:
+        _unique("machine", [m.id for m in self.machines])
+        _unique("rack", [r.id for r in self.racks])
+        _unique("feed", [f.id for f in self.feeds])
+        machine_ids = {m.id for m in self.machines}
+        feed_ids = {f.id for f in self.feeds}
+        mounted: dict[str, str] = {}
+        for rack in self.racks:
+            _unique(f"device in rack {rack.id}", [d.id for d in rack.devices])
+            for device in rack.devices:
+                if device.machine is not None:
+                    if device.machine not in machine_ids:
+                        raise ValueError(
+                            f"rack {rack.id}, device {device.id}: machine {device.machine!r} "
+                            "is not in the plan"
+                        )
+                    if device.machine in mounted:
+                        raise ValueError(
+                            f"machine {device.machine!r} is mounted twice "
+                            f"(racks {mounted[device.machine]} and {rack.id})"
+                        )
+                    mounted[device.machine] = rack.id
+                if device.feed is not None and device.feed not in feed_ids:
+                    raise ValueError(
+                        f"rack {rack.id}, device {device.id}: feed {device.feed!r} is not in the plan"
+                    )
+        for price in self.price_overrides_usd.values():
+            if price < 0:
+                raise ValueError(f"price override {price} is negative")
+        return self
+
+    def machine(self, machine_id: str) -> Machine | None:
+        return next((m for m in self.machines if m.id == machine_id), None)
+
+    def rack(self, rack_id: str) -> Rack | None:
+        return next((r for r in self.racks if r.id == rack_id), None)
+
+
+def _unique(what: str, ids: list[str]) -> None:
+    seen: set[str] = set()
+    for item in ids:
+        if item in seen:
+            raise ValueError(f"{what} id {item!r} is used twice")
+        seen.add(item)

@@ -1,0 +1,212 @@
+"""Open and save plan files: JSON with a schema version, migrations, atomic saves.
+
+A plan file is a JSON object with ``schema_version``. Older versions are migrated step
+by step on load; a newer version than this program knows is refused. Saving writes a
+temporary file beside the target, flushes and fsyncs it, keeps the previous file as
+``<name>.bak`` and then replaces the target in one rename, so a crash at any moment
+leaves either the complete old plan or the complete new one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.parts import (
+    Board,
+    Chassis,
+    Cpu,
+    Drive,
+    Gpu,
+    Memory,
+    NetworkSwitch,
+    Nic,
+    NvlinkBridge,
+    Part,
+    Pdu,
+    Psu,
+    Server,
+)
+from rackplanner.core.parts import Rack as RackPart
+from rackplanner.core.plan import SCHEMA_VERSION, Plan
+
+# MIGRATIONS[n] turns a version-n document (a dict) into a version n+1 document.
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+MIGRATIONS: dict[int, Migration] = {}
+
+# Longest plan file we read: far above any real plan, low enough to refuse junk quickly.
+MAX_PLAN_BYTES = 64 * 1024 * 1024
+
+
+class PlanFileError(InputError):
+    """A plan file that cannot be opened; the message names the file, field and problem."""
+
+
+def plan_to_json(plan: Plan) -> str:
+    """The canonical text of a plan: stable key order, two-space indent, final newline."""
+    data = plan.model_dump(mode="json")
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def plan_from_data(data: object, *, origin: str = "plan") -> Plan:
+    """Migrate and validate a decoded JSON document."""
+    if not isinstance(data, dict):
+        raise PlanFileError(f"{origin}: expected a JSON object, found {type(data).__name__}")
+    version = data.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise PlanFileError(f"{origin}: schema_version: expected a whole number >= 1, found {version!r}")
+    if version > SCHEMA_VERSION:
+        raise PlanFileError(
+            f"{origin}: schema_version: the file is version {version}, this rackplanner reads "
+            f"up to version {SCHEMA_VERSION}; open it with a newer rackplanner"
+        )
+    data = migrate(data, version)
+    try:
+        return Plan.model_validate(data)
+    except ValidationError as exc:
+        raise PlanFileError(f"{origin}: {describe_validation_error(exc)}") from None
+
+
+def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:
+    """Apply each migration from ``version`` up to the current schema version."""
+    while version < SCHEMA_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise PlanFileError(f"schema_version: no migration from version {version}")
+        data = step(dict(data))
+        version += 1
+        data["schema_version"] = version
+    return data
+
+
+def load_plan(path: Path, catalog: Catalog | None = None) -> Plan:
+    """Read, migrate and validate a plan file; with a catalog, check every part reference."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_PLAN_BYTES:
+            raise PlanFileError(f"{path}: {size} bytes is too large for a plan file")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise PlanFileError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PlanFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = "the file ends early (truncated?)" if exc.pos >= len(text.rstrip()) else exc.msg
+        raise PlanFileError(
+            f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {problem}"
+        ) from None
+    except RecursionError:
+        raise PlanFileError(f"{path}: JSON nested too deeply") from None
+    plan = plan_from_data(data, origin=str(path))
+    if catalog is not None:
+        problems = check_references(plan, catalog)
+        if problems:
+            shown = "; ".join(problems[:3])
+            more = f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
+            raise PlanFileError(f"{path}: {shown}{more}")
+    return plan
+
+
+def save_plan(plan: Plan, path: Path) -> None:
+    """Write the plan atomically, keeping the previous file as ``<name>.bak``."""
+    write_atomic(path, plan_to_json(plan).encode("utf-8"), keep_backup=True)
+
+
+def write_atomic(path: Path, payload: bytes, *, keep_backup: bool = False) -> None:
+    """Replace ``path`` with ``payload`` so that readers never see a partial file."""
+    folder = path.parent if str(path.parent) else Path(".")
+    tmp_name = _write_temp(folder, path.name, payload)
+    try:
+        if keep_backup and path.exists():
+            backup_tmp = _write_temp(folder, path.name + ".bak", path.read_bytes())
+            os.replace(backup_tmp, path.with_name(path.name + ".bak"))
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    _fsync_folder(folder)
+
+
+def _write_temp(folder: Path, name: str, payload: bytes) -> str:
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    return tmp_name
+
+
+def _fsync_folder(folder: Path) -> None:
+    # Makes the rename itself durable; not possible on every platform (Windows).
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def check_references(plan: Plan, catalog: Catalog) -> list[str]:
+    """Every part id the plan names must exist in the catalog and be of the right kind."""
+    problems: list[str] = []
+
+    def need(field: str, part_id: str | None, *kinds: type[Part]) -> Part | None:
+        if part_id is None:
+            return None
+        part = catalog.get(part_id)
+        if part is None:
+            problems.append(f"{field}: part {part_id!r} is not in the catalog")
+            return None
+        if not isinstance(part, kinds):
+            wanted = " or ".join(k.kind for k in kinds)
+            problems.append(f"{field}: {part_id!r} is a {part.kind}, expected a {wanted}")
+            return None
+        return part
+
+    for mi, machine in enumerate(plan.machines):
+        at = f"machines[{mi}]"
+        server = need(f"{at}.server", machine.server, Server)
+        board = need(f"{at}.board", machine.board, Board)
+        need(f"{at}.chassis", machine.chassis, Chassis)
+        need(f"{at}.cpu", machine.cpu, Cpu)
+        if isinstance(server, Server):
+            board = catalog.get_as(server.board, Board)
+        for key, kinds in (("memory", (Memory,)), ("psus", (Psu,)), ("drives", (Drive,))):
+            for i, item in enumerate(getattr(machine, key)):
+                need(f"{at}.{key}[{i}].part", item.part, *kinds)
+        for ci, card in enumerate(machine.cards):
+            need(f"{at}.cards[{ci}].part", card.part, Gpu, Nic, Drive)
+            if board is not None and board.slot(card.slot) is None:
+                problems.append(
+                    f"{at}.cards[{ci}].slot: board {board.id} has no slot {card.slot!r}"
+                )
+        for bi, bridge in enumerate(machine.bridges):
+            need(f"{at}.bridges[{bi}].part", bridge.part, NvlinkBridge)
+    for ri, rack in enumerate(plan.racks):
+        need(f"racks[{ri}].part", rack.part, RackPart)
+        for di, device in enumerate(rack.devices):
+            need(f"racks[{ri}].devices[{di}].part", device.part, NetworkSwitch, Pdu)
+    for part_id in plan.price_overrides_usd:
+        need(f"price_overrides_usd.{part_id}", part_id, Part)
+    return problems
+

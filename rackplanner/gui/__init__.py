@@ -1,0 +1,1 @@
+"""The Qt desktop application: windows, canvases and docks that draw core results."""

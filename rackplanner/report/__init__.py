@@ -1,0 +1,1 @@
+"""Exports of a plan: bill of materials as PDF and CSV."""

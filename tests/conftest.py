@@ -1,0 +1,30 @@
+"""Shared fixtures. Qt runs offscreen so the suite needs no screen."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Keep a developer's own catalog folder out of the tests.
+os.environ["RACKPLANNER_USER_CATALOG"] = str(Path(__file__).parent / "data" / "no-user-catalog")
+
+from rackplanner.core.catalog import Catalog, load_catalog  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "resources" / "examples"
+SEEDS = REPO.parent / "shared" / "seeds"
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def example_paths() -> list[Path]:
+    paths = sorted(EXAMPLES.glob("*.json"))
+    assert paths, "resources/examples holds no plans"
+    return paths

@@ -1,0 +1,258 @@
+"""Every edit is a pure function: new plan plus change flags; the old plan is untouched."""
+
+from __future__ import annotations
+
+import pytest
+
+from rackplanner.core import edits
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.edits import Change, EditRefused
+from rackplanner.core.plan import PartCount, Plan
+from rackplanner.core.planfile import plan_to_json
+
+
+@pytest.fixture
+def empty() -> Plan:
+    return Plan(name="Test plan")
+
+
+@pytest.fixture
+def rig(empty: Plan, catalog: Catalog) -> Plan:
+    """A home rig: X670E board with one RTX 3090 in the first x16 slot."""
+    plan = edits.add_machine(
+        empty, name="Home rig", board="proart-x670e-creator", chassis="fractal-define-7-xl",
+        catalog=catalog,
+    ).plan
+    return edits.place_card(plan, machine="home-rig", slot="pciex16-g5-1", part="rtx-3090", catalog=catalog).plan
+
+
+@pytest.fixture
+def colo(empty: Plan, catalog: Catalog) -> Plan:
+    plan = edits.add_machine(empty, name="GPU 1", server="sys-4028gr-trt2", catalog=catalog).plan
+    plan = edits.add_machine(plan, name="GPU 2", server="sys-4028gr-trt2", catalog=catalog).plan
+    plan = edits.add_rack(plan, name="Rack A", part="apc-ar3300", catalog=catalog).plan
+    plan = edits.add_rack(plan, name="Rack B", part="apc-ar3300", catalog=catalog).plan
+    plan = edits.add_feed(plan, name="Feed A", side="A", phases=3, voltage_v=400, breaker_a=16).plan
+    plan = edits.mount_device(plan, rack="rack-a", name="GPU 1", machine="gpu-1", position_u=10, catalog=catalog).plan
+    return edits.mount_device(
+        plan, rack="rack-a", name="PDU A", part="apc-ap8881", side="left", feed="feed-a", catalog=catalog
+    ).plan
+
+
+def unchanged(before: Plan, snapshot: str) -> None:
+    assert plan_to_json(before) == snapshot, "the edit modified the old plan"
+
+
+def test_add_machine(empty: Plan, catalog: Catalog) -> None:
+    snapshot = plan_to_json(empty)
+    result = edits.add_machine(empty, name="Home rig", board="proart-x670e-creator", catalog=catalog)
+    unchanged(empty, snapshot)
+    assert [m.id for m in result.plan.machines] == ["home-rig"]
+    assert result.changes >= {Change.MACHINES, Change.TOPOLOGY, Change.POWER, Change.BOM}
+    assert result.label == "Add machine Home rig"
+    again = edits.add_machine(result.plan, name="Home rig", board="proart-x670e-creator", catalog=catalog)
+    assert [m.id for m in again.plan.machines] == ["home-rig", "home-rig-2"]
+
+
+def test_add_machine_refuses_unknown_and_wrong_parts(empty: Plan, catalog: Catalog) -> None:
+    with pytest.raises(EditRefused, match="board 'no-such-board' is not in the catalog"):
+        edits.add_machine(empty, name="x", board="no-such-board", catalog=catalog)
+    with pytest.raises(EditRefused, match="is a gpu, not a board"):
+        edits.add_machine(empty, name="x", board="rtx-3090", catalog=catalog)
+    with pytest.raises(EditRefused, match="either a server or a board"):
+        edits.add_machine(empty, name="x", server="sys-4028gr-trt2", board="proart-x670e-creator", catalog=catalog)
+
+
+def test_rename_and_remove_machine(colo: Plan) -> None:
+    snapshot = plan_to_json(colo)
+    renamed = edits.rename_machine(colo, machine="gpu-1", name="Trainer")
+    assert renamed.plan.machine("gpu-1").name == "Trainer"  # type: ignore[union-attr]
+    assert renamed.changes == {Change.MACHINES, Change.BOM}
+    removed = edits.remove_machine(colo, machine="gpu-1")
+    unchanged(colo, snapshot)
+    assert [m.id for m in removed.plan.machines] == ["gpu-2"]
+    # Its rack position goes with it.
+    assert [d.id for d in removed.plan.rack("rack-a").devices] == ["pdu-a"]  # type: ignore[union-attr]
+    assert Change.RACK_LAYOUT in removed.changes and removed.racks == {"rack-a"}
+    with pytest.raises(EditRefused, match="no machine 'gpu-9'"):
+        edits.remove_machine(colo, machine="gpu-9")
+
+
+def test_place_move_remove_card(rig: Plan, catalog: Catalog) -> None:
+    snapshot = plan_to_json(rig)
+    placed = edits.place_card(rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-3090", catalog=catalog)
+    unchanged(rig, snapshot)
+    assert [c.slot for c in placed.plan.machine("home-rig").cards] == ["pciex16-g5-1", "pciex16-g5-2"]  # type: ignore[union-attr]
+    assert Change.TOPOLOGY in placed.changes and placed.machines == {"home-rig"}
+    assert placed.label.startswith("Place ") and placed.label.endswith(" in PCIEX16(G5)_2")
+
+    moved = edits.move_card(
+        rig, machine="home-rig", from_slot="pciex16-g5-1", to_slot="pciex16-chipset", catalog=catalog
+    )
+    unchanged(rig, snapshot)
+    assert [c.slot for c in moved.plan.machine("home-rig").cards] == ["pciex16-chipset"]  # type: ignore[union-attr]
+
+    removed = edits.remove_card(rig, machine="home-rig", slot="pciex16-g5-1")
+    assert removed.plan.machine("home-rig").cards == []  # type: ignore[union-attr]
+    unchanged(rig, snapshot)
+
+
+def test_place_card_refusals(rig: Plan, catalog: Catalog) -> None:
+    with pytest.raises(EditRefused, match=r"slot PCIEX16\(G5\)_1 already holds rtx-3090"):
+        edits.place_card(rig, machine="home-rig", slot="pciex16-g5-1", part="rtx-4090", catalog=catalog)
+    with pytest.raises(EditRefused, match="has no slot 'pcie-7'"):
+        edits.place_card(rig, machine="home-rig", slot="pcie-7", part="rtx-4090", catalog=catalog)
+    with pytest.raises(EditRefused, match="is a board, not a card"):
+        edits.place_card(rig, machine="home-rig", slot="pciex16-g5-2", part="x9drg-o-pcie", catalog=catalog)
+    with pytest.raises(EditRefused, match="M.2 socket"):
+        edits.place_card(rig, machine="home-rig", slot="m2-1", part="rtx-4090", catalog=catalog)
+
+
+def test_card_needs_a_board(empty: Plan, catalog: Catalog) -> None:
+    plan = edits.add_machine(empty, name="Bare", catalog=catalog).plan
+    with pytest.raises(EditRefused, match="has no board yet"):
+        edits.place_card(plan, machine="bare", slot="pciex16-g5-1", part="rtx-3090", catalog=catalog)
+
+
+def test_power_limit(rig: Plan, catalog: Catalog) -> None:
+    snapshot = plan_to_json(rig)
+    limited = edits.set_power_limit(rig, machine="home-rig", slot="pciex16-g5-1", watts=280, catalog=catalog)
+    unchanged(rig, snapshot)
+    assert limited.plan.machine("home-rig").cards[0].power_limit_w == 280  # type: ignore[union-attr]
+    assert limited.changes == {Change.POWER, Change.CAPACITY, Change.MACHINES}
+    cleared = edits.set_power_limit(limited.plan, machine="home-rig", slot="pciex16-g5-1", watts=None, catalog=catalog)
+    assert cleared.plan.machine("home-rig").cards[0].power_limit_w is None  # type: ignore[union-attr]
+    # RTX 3090 board power 350 W (catalog/gpu.yaml): a higher limit is refused.
+    with pytest.raises(EditRefused, match="400 W is above the .*350 W board power"):
+        edits.set_power_limit(rig, machine="home-rig", slot="pciex16-g5-1", watts=400, catalog=catalog)
+    # A limit survives a move.
+    moved = edits.move_card(
+        limited.plan, machine="home-rig", from_slot="pciex16-g5-1", to_slot="pciex16-g5-2", catalog=catalog
+    )
+    assert moved.plan.machine("home-rig").cards[0].power_limit_w == 280  # type: ignore[union-attr]
+
+
+def test_nvlink_bridge(rig: Plan, catalog: Catalog) -> None:
+    two = edits.place_card(rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-3090", catalog=catalog).plan
+    snapshot = plan_to_json(two)
+    bridged = edits.add_bridge(
+        two, machine="home-rig", slots=("pciex16-g5-1", "pciex16-g5-2"), part="nvlink-bridge-3090-4slot",
+        catalog=catalog,
+    )
+    unchanged(two, snapshot)
+    assert len(bridged.plan.machine("home-rig").bridges) == 1  # type: ignore[union-attr]
+    with pytest.raises(EditRefused, match="already has a bridge"):
+        edits.add_bridge(
+            bridged.plan, machine="home-rig", slots=("pciex16-g5-1", "pciex16-g5-2"),
+            part="nvlink-bridge-3090-4slot", catalog=catalog,
+        )
+    # Removing a bridged card takes the bridge off too.
+    without = edits.remove_card(bridged.plan, machine="home-rig", slot="pciex16-g5-2")
+    assert without.plan.machine("home-rig").bridges == []  # type: ignore[union-attr]
+    unbridged = edits.remove_bridge(bridged.plan, machine="home-rig", slot="pciex16-g5-1")
+    assert unbridged.plan.machine("home-rig").bridges == []  # type: ignore[union-attr]
+
+
+def test_bridge_refuses_cards_it_does_not_fit(rig: Plan, catalog: Catalog) -> None:
+    plan = edits.place_card(rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-4090", catalog=catalog).plan
+    with pytest.raises(EditRefused, match="does not fit rtx-4090"):
+        edits.add_bridge(
+            plan, machine="home-rig", slots=("pciex16-g5-1", "pciex16-g5-2"),
+            part="nvlink-bridge-3090-4slot", catalog=catalog,
+        )
+
+
+def test_configure_machine_drops_cards_the_new_board_lacks(rig: Plan, catalog: Catalog) -> None:
+    result = edits.configure_machine(rig, machine="home-rig", board="x9drg-o-pcie", catalog=catalog)
+    assert result.plan.machine("home-rig").board == "x9drg-o-pcie"  # type: ignore[union-attr]
+    assert result.plan.machine("home-rig").cards == []  # type: ignore[union-attr]
+    assert "1 cards taken out" in result.label
+    psus = edits.configure_machine(
+        rig, machine="home-rig", psus=[PartCount(part="seasonic-prime-tx-1600", count=1)], catalog=catalog
+    )
+    assert psus.plan.machine("home-rig").psus[0].part == "seasonic-prime-tx-1600"  # type: ignore[union-attr]
+    assert psus.plan.machine("home-rig").cards == rig.machine("home-rig").cards  # type: ignore[union-attr]
+
+
+def test_racks_and_devices(colo: Plan, catalog: Catalog) -> None:
+    snapshot = plan_to_json(colo)
+    moved = edits.move_device(colo, rack="rack-a", device="gpu-1", position_u=20)
+    unchanged(colo, snapshot)
+    assert moved.plan.rack("rack-a").device("gpu-1").position_u == 20  # type: ignore[union-attr]
+    assert moved.changes >= {Change.RACK_LAYOUT, Change.POWER}
+    across = edits.move_device(colo, rack="rack-a", device="gpu-1", to_rack="rack-b", position_u=5)
+    assert across.plan.rack("rack-a").device("gpu-1") is None  # type: ignore[union-attr]
+    assert across.plan.rack("rack-b").device("gpu-1").position_u == 5  # type: ignore[union-attr]
+    assert across.racks == {"rack-a", "rack-b"}
+    unmounted = edits.unmount_device(colo, rack="rack-a", device="gpu-1")
+    assert unmounted.plan.rack("rack-a").device("gpu-1") is None  # type: ignore[union-attr]
+    assert unmounted.plan.machine("gpu-1") is not None  # the machine stays in the plan
+    with pytest.raises(EditRefused, match="already mounted in Rack A"):
+        edits.mount_device(colo, rack="rack-b", name="again", machine="gpu-1", position_u=1, catalog=catalog)
+    with pytest.raises(EditRefused, match="is a gpu, not a rack device"):
+        edits.mount_device(colo, rack="rack-b", name="card", part="rtx-3090", position_u=1, catalog=catalog)
+    with pytest.raises(EditRefused, match="needs a position_u or, for 0U devices, a side"):
+        edits.mount_device(colo, rack="rack-b", name="GPU 2", machine="gpu-2", catalog=catalog)
+
+
+def test_add_rename_remove_rack(colo: Plan, catalog: Catalog) -> None:
+    snapshot = plan_to_json(colo)
+    renamed = edits.rename_rack(colo, rack="rack-b", name="Spare")
+    assert renamed.plan.rack("rack-b").name == "Spare"  # type: ignore[union-attr]
+    removed = edits.remove_rack(colo, rack="rack-a")
+    unchanged(colo, snapshot)
+    assert [r.id for r in removed.plan.racks] == ["rack-b"]
+    assert removed.plan.machine("gpu-1") is not None
+    with pytest.raises(EditRefused, match="'apc-ap8881'.*is a pdu, not a rack|is a pdu, not a rack"):
+        edits.add_rack(colo, name="Bad", part="apc-ap8881", catalog=catalog)
+
+
+def test_price_override(colo: Plan, catalog: Catalog) -> None:
+    snapshot = plan_to_json(colo)
+    priced = edits.set_price_override(colo, part="rtx-3090", price_usd=750.0, catalog=catalog)
+    unchanged(colo, snapshot)
+    assert priced.plan.price_overrides_usd == {"rtx-3090": 750.0}
+    assert priced.changes == {Change.BOM}
+    restored = edits.set_price_override(priced.plan, part="rtx-3090", price_usd=None, catalog=catalog)
+    assert restored.plan.price_overrides_usd == {}
+    with pytest.raises(EditRefused, match="cannot be negative"):
+        edits.set_price_override(colo, part="rtx-3090", price_usd=-1, catalog=catalog)
+
+
+def test_outlet_assignment(colo: Plan, catalog: Catalog) -> None:
+    snapshot = plan_to_json(colo)
+    plugged = edits.set_outlet_assignment(
+        colo, rack="rack-a", device="gpu-1", psu_index=0, pdu="pdu-a", outlet_group="l2", catalog=catalog
+    )
+    unchanged(colo, snapshot)
+    assert [(a.device, a.outlet_group) for a in plugged.plan.outlet_assignments] == [("gpu-1", "l2")]
+    assert plugged.changes == {Change.OUTLETS, Change.POWER}
+    with pytest.raises(EditRefused, match="has no outlet group 'l9'"):
+        edits.set_outlet_assignment(
+            colo, rack="rack-a", device="gpu-1", psu_index=0, pdu="pdu-a", outlet_group="l9", catalog=catalog
+        )
+    with pytest.raises(EditRefused, match="'gpu-1' is not a PDU"):
+        edits.set_outlet_assignment(
+            colo, rack="rack-a", device="gpu-1", psu_index=0, pdu="gpu-1", outlet_group="l1", catalog=catalog
+        )
+    auto = edits.set_outlet_assignment(
+        plugged.plan, rack="rack-a", device="gpu-1", psu_index=0, pdu=None, outlet_group=None, catalog=catalog
+    )
+    assert auto.plan.outlet_assignments == []
+    # Unmounting the server drops its override.
+    gone = edits.unmount_device(plugged.plan, rack="rack-a", device="gpu-1")
+    assert gone.plan.outlet_assignments == []
+
+
+def test_feeds(colo: Plan) -> None:
+    removed = edits.remove_feed(colo, feed="feed-a")
+    assert removed.plan.feeds == []
+    assert removed.plan.rack("rack-a").device("pdu-a").feed is None  # type: ignore[union-attr]
+    assert removed.racks == {"rack-a"}
+
+
+def test_plan_details(empty: Plan) -> None:
+    result = edits.set_plan_notes(empty, name="Cage 12", notes="Quote from 2026-11")
+    assert (result.plan.name, result.plan.notes) == ("Cage 12", "Quote from 2026-11")
+    with pytest.raises(EditRefused):
+        edits.set_plan_notes(empty, name="  ")
