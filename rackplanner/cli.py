@@ -110,7 +110,7 @@ def _catalog(catalog: Catalog, kind: str | None, search: str | None, *, as_json:
 
 def _open_app(path: Path | None, catalog: Catalog) -> int:
     try:
-        from rackplanner.gui.app import run_app
+        from rackplanner.gui.app import run_app  # type: ignore[import-not-found]
     except ImportError:
         print(
             "rackplanner: the desktop app is not part of this version yet; use "

@@ -11,7 +11,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Keep a developer's own catalog folder out of the tests.
 os.environ["RACKPLANNER_USER_CATALOG"] = str(Path(__file__).parent / "data" / "no-user-catalog")
 
-from rackplanner.core.catalog import Catalog, load_catalog  # noqa: E402
+from rackplanner.core.catalog import Catalog, load_catalog
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "resources" / "examples"

@@ -84,7 +84,7 @@ def test_unknown_kind_file_is_refused(tmp_path: Path) -> None:
 
 def test_duplicate_id_within_a_folder_is_refused(tmp_path: Path) -> None:
     write(tmp_path, "gpu.yaml", GOOD_GPU + GOOD_GPU)
-    with pytest.raises(CatalogError, match="id 'my-card' is already used by gpu.yaml entry 0"):
+    with pytest.raises(CatalogError, match=r"id 'my-card' is already used by gpu.yaml entry 0"):
         load_catalog([tmp_path], include_user=False)
 
 

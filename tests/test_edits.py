@@ -20,10 +20,15 @@ def empty() -> Plan:
 def rig(empty: Plan, catalog: Catalog) -> Plan:
     """A home rig: X670E board with one RTX 3090 in the first x16 slot."""
     plan = edits.add_machine(
-        empty, name="Home rig", board="proart-x670e-creator", chassis="fractal-define-7-xl",
+        empty,
+        name="Home rig",
+        board="proart-x670e-creator",
+        chassis="fractal-define-7-xl",
         catalog=catalog,
     ).plan
-    return edits.place_card(plan, machine="home-rig", slot="pciex16-g5-1", part="rtx-3090", catalog=catalog).plan
+    return edits.place_card(
+        plan, machine="home-rig", slot="pciex16-g5-1", part="rtx-3090", catalog=catalog
+    ).plan
 
 
 @pytest.fixture
@@ -33,7 +38,9 @@ def colo(empty: Plan, catalog: Catalog) -> Plan:
     plan = edits.add_rack(plan, name="Rack A", part="apc-ar3300", catalog=catalog).plan
     plan = edits.add_rack(plan, name="Rack B", part="apc-ar3300", catalog=catalog).plan
     plan = edits.add_feed(plan, name="Feed A", side="A", phases=3, voltage_v=400, breaker_a=16).plan
-    plan = edits.mount_device(plan, rack="rack-a", name="GPU 1", machine="gpu-1", position_u=10, catalog=catalog).plan
+    plan = edits.mount_device(
+        plan, rack="rack-a", name="GPU 1", machine="gpu-1", position_u=10, catalog=catalog
+    ).plan
     return edits.mount_device(
         plan, rack="rack-a", name="PDU A", part="apc-ap8881", side="left", feed="feed-a", catalog=catalog
     ).plan
@@ -60,7 +67,9 @@ def test_add_machine_refuses_unknown_and_wrong_parts(empty: Plan, catalog: Catal
     with pytest.raises(EditRefused, match="is a gpu, not a board"):
         edits.add_machine(empty, name="x", board="rtx-3090", catalog=catalog)
     with pytest.raises(EditRefused, match="either a server or a board"):
-        edits.add_machine(empty, name="x", server="sys-4028gr-trt2", board="proart-x670e-creator", catalog=catalog)
+        edits.add_machine(
+            empty, name="x", server="sys-4028gr-trt2", board="proart-x670e-creator", catalog=catalog
+        )
 
 
 def test_rename_and_remove_machine(colo: Plan) -> None:
@@ -104,7 +113,7 @@ def test_place_card_refusals(rig: Plan, catalog: Catalog) -> None:
         edits.place_card(rig, machine="home-rig", slot="pcie-7", part="rtx-4090", catalog=catalog)
     with pytest.raises(EditRefused, match="is a board, not a card"):
         edits.place_card(rig, machine="home-rig", slot="pciex16-g5-2", part="x9drg-o-pcie", catalog=catalog)
-    with pytest.raises(EditRefused, match="M.2 socket"):
+    with pytest.raises(EditRefused, match=r"M.2 socket"):
         edits.place_card(rig, machine="home-rig", slot="m2-1", part="rtx-4090", catalog=catalog)
 
 
@@ -120,10 +129,12 @@ def test_power_limit(rig: Plan, catalog: Catalog) -> None:
     unchanged(rig, snapshot)
     assert limited.plan.machine("home-rig").cards[0].power_limit_w == 280  # type: ignore[union-attr]
     assert limited.changes == {Change.POWER, Change.CAPACITY, Change.MACHINES}
-    cleared = edits.set_power_limit(limited.plan, machine="home-rig", slot="pciex16-g5-1", watts=None, catalog=catalog)
+    cleared = edits.set_power_limit(
+        limited.plan, machine="home-rig", slot="pciex16-g5-1", watts=None, catalog=catalog
+    )
     assert cleared.plan.machine("home-rig").cards[0].power_limit_w is None  # type: ignore[union-attr]
     # RTX 3090 board power 350 W (catalog/gpu.yaml): a higher limit is refused.
-    with pytest.raises(EditRefused, match="400 W is above the .*350 W board power"):
+    with pytest.raises(EditRefused, match=r"400 W is above the .*350 W board power"):
         edits.set_power_limit(rig, machine="home-rig", slot="pciex16-g5-1", watts=400, catalog=catalog)
     # A limit survives a move.
     moved = edits.move_card(
@@ -133,18 +144,26 @@ def test_power_limit(rig: Plan, catalog: Catalog) -> None:
 
 
 def test_nvlink_bridge(rig: Plan, catalog: Catalog) -> None:
-    two = edits.place_card(rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-3090", catalog=catalog).plan
+    two = edits.place_card(
+        rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-3090", catalog=catalog
+    ).plan
     snapshot = plan_to_json(two)
     bridged = edits.add_bridge(
-        two, machine="home-rig", slots=("pciex16-g5-1", "pciex16-g5-2"), part="nvlink-bridge-3090-4slot",
+        two,
+        machine="home-rig",
+        slots=("pciex16-g5-1", "pciex16-g5-2"),
+        part="nvlink-bridge-3090-4slot",
         catalog=catalog,
     )
     unchanged(two, snapshot)
     assert len(bridged.plan.machine("home-rig").bridges) == 1  # type: ignore[union-attr]
     with pytest.raises(EditRefused, match="already has a bridge"):
         edits.add_bridge(
-            bridged.plan, machine="home-rig", slots=("pciex16-g5-1", "pciex16-g5-2"),
-            part="nvlink-bridge-3090-4slot", catalog=catalog,
+            bridged.plan,
+            machine="home-rig",
+            slots=("pciex16-g5-1", "pciex16-g5-2"),
+            part="nvlink-bridge-3090-4slot",
+            catalog=catalog,
         )
     # Removing a bridged card takes the bridge off too.
     without = edits.remove_card(bridged.plan, machine="home-rig", slot="pciex16-g5-2")
@@ -154,11 +173,16 @@ def test_nvlink_bridge(rig: Plan, catalog: Catalog) -> None:
 
 
 def test_bridge_refuses_cards_it_does_not_fit(rig: Plan, catalog: Catalog) -> None:
-    plan = edits.place_card(rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-4090", catalog=catalog).plan
+    plan = edits.place_card(
+        rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-4090", catalog=catalog
+    ).plan
     with pytest.raises(EditRefused, match="does not fit rtx-4090"):
         edits.add_bridge(
-            plan, machine="home-rig", slots=("pciex16-g5-1", "pciex16-g5-2"),
-            part="nvlink-bridge-3090-4slot", catalog=catalog,
+            plan,
+            machine="home-rig",
+            slots=("pciex16-g5-1", "pciex16-g5-2"),
+            part="nvlink-bridge-3090-4slot",
+            catalog=catalog,
         )
 
 
@@ -203,7 +227,7 @@ def test_add_rename_remove_rack(colo: Plan, catalog: Catalog) -> None:
     unchanged(colo, snapshot)
     assert [r.id for r in removed.plan.racks] == ["rack-b"]
     assert removed.plan.machine("gpu-1") is not None
-    with pytest.raises(EditRefused, match="'apc-ap8881'.*is a pdu, not a rack|is a pdu, not a rack"):
+    with pytest.raises(EditRefused, match=r"'apc-ap8881'.*is a pdu, not a rack|is a pdu, not a rack"):
         edits.add_rack(colo, name="Bad", part="apc-ap8881", catalog=catalog)
 
 

@@ -28,10 +28,24 @@ def board(**changes: Any) -> dict[str, Any]:
             {"id": "plx0", "part": "pex8747", "upstream": "cpu0", "upstream_lanes": 16, "upstream_gen": 3}
         ],
         "slots": [
-            {"id": "s1", "label": "SLOT1", "position": 0, "physical_lanes": 16,
-             "electrical_lanes": 16, "gen": 3, "parent": "plx0"},
-            {"id": "s2", "label": "SLOT2", "position": 2, "physical_lanes": 16,
-             "electrical_lanes": 8, "gen": 3, "parent": "cpu1"},
+            {
+                "id": "s1",
+                "label": "SLOT1",
+                "position": 0,
+                "physical_lanes": 16,
+                "electrical_lanes": 16,
+                "gen": 3,
+                "parent": "plx0",
+            },
+            {
+                "id": "s2",
+                "label": "SLOT2",
+                "position": 2,
+                "physical_lanes": 16,
+                "electrical_lanes": 8,
+                "gen": 3,
+                "parent": "cpu1",
+            },
         ],
     }
     data.update(changes)
@@ -85,9 +99,16 @@ def test_error_path_names_nested_field() -> None:
 
 def test_delta_pdu_needs_line_pairs() -> None:
     data = {
-        "id": "test-pdu", "vendor": "Example", "model": "Delta PDU", "source": ["fixture"],
-        "phases": 3, "wiring": "delta", "voltage_v": 208, "input_current_a": 60,
-        "inlet": "iec-60309-3p-e-4h", "metering": "metered",
+        "id": "test-pdu",
+        "vendor": "Example",
+        "model": "Delta PDU",
+        "source": ["fixture"],
+        "phases": 3,
+        "wiring": "delta",
+        "voltage_v": 208,
+        "input_current_a": 60,
+        "inlet": "iec-60309-3p-e-4h",
+        "metering": "metered",
         "outlet_groups": [{"id": "g1", "line": "L1", "breaker_a": 20, "outlets": {"iec-60320-c13": 8}}],
     }
     assert "a delta PDU feeds line pairs like L1-L2" in message(data, Pdu)
@@ -103,9 +124,22 @@ def test_pcie_lane_rates() -> None:
 def test_cpu_bandwidth_from_channels() -> None:
     # 003_fdb6d644ec457317.txt: DDR5-4800, 8 channels = 307.2 GB/s per socket (x4 ≈ 1.2 TB/s).
     cpu = Cpu.model_validate(
-        {"id": "x", "vendor": "v", "model": "m", "source": "fixture", "platform": "server",
-         "socket": "LGA4677", "cores": 60, "threads": 120, "tdp_w": 350, "mem_type": "DDR5",
-         "mem_channels": 8, "mem_speed_mts": 4800, "pcie_gen": 5, "pcie_lanes": 80}
+        {
+            "id": "x",
+            "vendor": "v",
+            "model": "m",
+            "source": "fixture",
+            "platform": "server",
+            "socket": "LGA4677",
+            "cores": 60,
+            "threads": 120,
+            "tdp_w": 350,
+            "mem_type": "DDR5",
+            "mem_channels": 8,
+            "mem_speed_mts": 4800,
+            "pcie_gen": 5,
+            "pcie_lanes": 80,
+        }
     )
     assert cpu.theoretical_mem_bw_gbs == pytest.approx(307.2)
     assert 4 * cpu.theoretical_mem_bw_gbs == pytest.approx(1228.8)

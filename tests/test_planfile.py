@@ -100,7 +100,9 @@ def test_card_in_missing_slot(example_paths: list[Path], catalog: Catalog, tmp_p
     data["machines"][0]["cards"][0]["slot"] = "pcie-99"
     data["machines"][0]["bridges"] = []
     path = _write(tmp_path, data)
-    with pytest.raises(PlanFileError, match=r"machines\[0\]\.cards\[0\]\.slot: board \S+ has no slot 'pcie-99'"):
+    with pytest.raises(
+        PlanFileError, match=r"machines\[0\]\.cards\[0\]\.slot: board \S+ has no slot 'pcie-99'"
+    ):
         load_plan(path, catalog)
 
 
@@ -126,7 +128,7 @@ def test_duplicate_machine_ids(example_paths: list[Path], tmp_path: Path) -> Non
     data = _example(example_paths, "colo-rack")
     data["machines"].append(data["machines"][0])
     path = _write(tmp_path, data)
-    with pytest.raises(PlanFileError, match="machine id '[a-z0-9-]+' is used twice"):
+    with pytest.raises(PlanFileError, match=r"machine id '[a-z0-9-]+' is used twice"):
         load_plan(path)
 
 
@@ -196,7 +198,8 @@ def test_failed_save_leaves_previous_file_intact(
         save_plan(plan.model_copy(update={"name": "Half written"}), target)
     assert calls["n"] == 1
     assert target.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.json", "mine.json.bak"]
+    # Nothing else was touched: no backup yet (first save had none to keep), no temp file.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.json"]
 
 
 def test_failed_rename_leaves_previous_file_intact(

@@ -29,11 +29,11 @@ from rackplanner.core.parts import (
     NetworkSwitch,
     Nic,
     NvlinkBridge,
+    Part,
     Pdu,
     Psu,
     Server,
 )
-from rackplanner.core.parts import Part
 from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.plan import (
     BridgeLink,
@@ -64,9 +64,7 @@ class Change(StrEnum):
 
 
 # What changing the parts of a machine invalidates.
-_MACHINE_PARTS = frozenset(
-    {Change.MACHINES, Change.TOPOLOGY, Change.POWER, Change.CAPACITY, Change.BOM}
-)
+_MACHINE_PARTS = frozenset({Change.MACHINES, Change.TOPOLOGY, Change.POWER, Change.CAPACITY, Change.BOM})
 _RACK = frozenset({Change.RACK_LAYOUT, Change.POWER, Change.OUTLETS, Change.NETWORK})
 
 
@@ -146,9 +144,7 @@ def remove_machine(plan: Plan, *, machine: str) -> EditResult:
             gone_devices |= {(rack.id, d.id) for d in rack.devices if d.machine == machine}
             rack = rack.model_copy(update={"devices": kept})
         racks.append(rack)
-    assignments = [
-        a for a in plan.outlet_assignments if (a.rack, a.device) not in gone_devices
-    ]
+    assignments = [a for a in plan.outlet_assignments if (a.rack, a.device) not in gone_devices]
     new_plan = plan.model_copy(
         update={
             "machines": [m for m in plan.machines if m.id != machine],
@@ -210,9 +206,7 @@ def configure_machine(
     data = {**old.model_dump(), **update}
     candidate = _build(Machine, **{**data, "cards": [], "bridges": []})
     new_board = board_of(candidate, catalog)
-    cards = [
-        c for c in old.cards if new_board is not None and new_board.slot(c.slot) is not None
-    ]
+    cards = [c for c in old.cards if new_board is not None and new_board.slot(c.slot) is not None]
     kept_slots = {c.slot for c in cards}
     bridges = [b for b in old.bridges if set(b.slots) <= kept_slots]
     updated = _build(
@@ -240,9 +234,7 @@ def place_card(plan: Plan, *, machine: str, slot: str, part: str, catalog: Catal
         raise EditRefused(f"slot {target.label} already holds {occupant.part}")
     if isinstance(card_part, Drive) and target.kind == "pcie" and card_part.form_factor != "aic":
         raise EditRefused(f"{card_part.model} is a {card_part.form_factor} drive, not a PCIe card")
-    if target.kind == "m2" and not (
-        isinstance(card_part, Drive) and card_part.form_factor.startswith("m.2")
-    ):
+    if target.kind == "m2" and not (isinstance(card_part, Drive) and card_part.form_factor.startswith("m.2")):
         raise EditRefused(f"slot {target.label} is an M.2 socket; {card_part.model} does not go there")
     if target.kind == "sxm" and not (isinstance(card_part, Gpu) and card_part.form_factor == "sxm"):
         raise EditRefused(f"slot {target.label} is an SXM bay; it takes SXM GPU modules only")
@@ -258,9 +250,7 @@ def place_card(plan: Plan, *, machine: str, slot: str, part: str, catalog: Catal
     )
 
 
-def move_card(
-    plan: Plan, *, machine: str, from_slot: str, to_slot: str, catalog: Catalog
-) -> EditResult:
+def move_card(plan: Plan, *, machine: str, from_slot: str, to_slot: str, catalog: Catalog) -> EditResult:
     """Move a card to another slot; NVLink bridges on it come off (the spacing changes)."""
     old = _machine(plan, machine)
     card = old.card_in(from_slot)
@@ -325,9 +315,7 @@ def set_power_limit(
                 f"{watts:g} W is below the {gpu.model}'s lowest power limit"
                 + (f" of {floor:g} W" if floor else "")
             )
-    cards = [
-        c.model_copy(update={"power_limit_w": watts}) if c.slot == slot else c for c in old.cards
-    ]
+    cards = [c.model_copy(update={"power_limit_w": watts}) if c.slot == slot else c for c in old.cards]
     label = f"Power limit {gpu.model} to {watts:g} W" if watts else f"Clear power limit of {gpu.model}"
     return EditResult(
         _replace_machine(plan, old.model_copy(update={"cards": cards})),
@@ -500,9 +488,7 @@ def move_device(
     )
     destination = _rack(new_plan, destination_id)
     if destination.device(moved.id) is not None:
-        moved = moved.model_copy(
-            update={"id": _free_id(moved.id, {d.id for d in destination.devices})}
-        )
+        moved = moved.model_copy(update={"id": _free_id(moved.id, {d.id for d in destination.devices})})
     if destination_id == rack:
         devices = [moved if d.id == device else d for d in source.devices]
     else:
@@ -565,7 +551,9 @@ def add_feed(
     new_id = feed_id or _free_id(_slug(name), {f.id for f in plan.feeds})
     if any(f.id == new_id for f in plan.feeds):
         raise EditRefused(f"a feed with id {new_id!r} already exists")
-    feed = _build(Feed, id=new_id, name=name, side=side, phases=phases, voltage_v=voltage_v, breaker_a=breaker_a)
+    feed = _build(
+        Feed, id=new_id, name=name, side=side, phases=phases, voltage_v=voltage_v, breaker_a=breaker_a
+    )
     return EditResult(
         plan.model_copy(update={"feeds": [*plan.feeds, feed]}),
         frozenset({Change.POWER}),
@@ -580,23 +568,17 @@ def remove_feed(plan: Plan, *, feed: str) -> EditResult:
     racks = [
         r.model_copy(
             update={
-                "devices": [
-                    d.model_copy(update={"feed": None}) if d.feed == feed else d for d in r.devices
-                ]
+                "devices": [d.model_copy(update={"feed": None}) if d.feed == feed else d for d in r.devices]
             }
         )
         for r in plan.racks
     ]
     touched = frozenset(r.id for r in plan.racks if any(d.feed == feed for d in r.devices))
-    new_plan = plan.model_copy(
-        update={"feeds": [f for f in plan.feeds if f.id != feed], "racks": racks}
-    )
+    new_plan = plan.model_copy(update={"feeds": [f for f in plan.feeds if f.id != feed], "racks": racks})
     return EditResult(new_plan, frozenset({Change.POWER}), f"Remove feed {feed}", racks=touched)
 
 
-def set_price_override(
-    plan: Plan, *, part: str, price_usd: float | None, catalog: Catalog
-) -> EditResult:
+def set_price_override(plan: Plan, *, part: str, price_usd: float | None, catalog: Catalog) -> EditResult:
     """Use the user's own price for a part in the bill of materials (None restores the catalog's)."""
     found = _need(catalog, part, (Part,), "part")
     prices = dict(plan.price_overrides_usd)
@@ -610,9 +592,7 @@ def set_price_override(
             raise EditRefused(f"a price cannot be negative ({price_usd:g} USD)")
         prices[part] = price_usd
         label = f"Price {found.model} at {price_usd:,.2f} USD"
-    return EditResult(
-        plan.model_copy(update={"price_overrides_usd": prices}), frozenset({Change.BOM}), label
-    )
+    return EditResult(plan.model_copy(update={"price_overrides_usd": prices}), frozenset({Change.BOM}), label)
 
 
 def set_outlet_assignment(
@@ -720,9 +700,7 @@ def _need_optional(catalog: Catalog, part_id: str | None, kind: type[Part], what
 
 
 def _replace_machine(plan: Plan, machine: Machine) -> Plan:
-    return plan.model_copy(
-        update={"machines": [machine if m.id == machine.id else m for m in plan.machines]}
-    )
+    return plan.model_copy(update={"machines": [machine if m.id == machine.id else m for m in plan.machines]})
 
 
 def _replace_rack(plan: Plan, rack: Rack) -> Plan:

@@ -112,7 +112,10 @@ def key_figures(part: Part) -> list[Figure]:
                     outlets[kind] = outlets.get(kind, 0) + count
             figures = [
                 ("input", f"{part.voltage_v:g} V {part.phases}-ph {part.input_current_a:g} A"),
-                ("outlets", ", ".join(f"{n} x {k.removeprefix('iec-60320-').upper()}" for k, n in outlets.items())),
+                (
+                    "outlets",
+                    ", ".join(f"{n} x {k.removeprefix('iec-60320-').upper()}" for k, n in outlets.items()),
+                ),
             ]
         case NetworkSwitch():
             figures = [

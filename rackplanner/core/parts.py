@@ -22,9 +22,7 @@ _KEBAB = re.compile(r"^[a-z0-9]+(?:[.\-][a-z0-9]+)*$")
 
 def _check_kebab(value: str) -> str:
     if not _KEBAB.match(value):
-        raise ValueError(
-            f"{value!r} is not a lowercase kebab-case id (letters, digits, '-' and '.')"
-        )
+        raise ValueError(f"{value!r} is not a lowercase kebab-case id (letters, digits, '-' and '.')")
     return value
 
 
@@ -337,8 +335,7 @@ class Board(Part):
         for rc in self.root_complexes:
             if rc.socket >= self.sockets:
                 raise ValueError(
-                    f"root complex {rc.id} is on socket {rc.socket}, "
-                    f"but the board has {self.sockets}"
+                    f"root complex {rc.id} is on socket {rc.socket}, but the board has {self.sockets}"
                 )
         for sw in self.switches:
             if sw.upstream not in nodes:
@@ -347,7 +344,7 @@ class Board(Part):
             chain, node = [sw.id], sw.upstream
             while node in switches:
                 if node in chain:
-                    raise ValueError(f"switches form a cycle: {' -> '.join(chain + [node])}")
+                    raise ValueError(f"switches form a cycle: {' -> '.join([*chain, node])}")
                 chain.append(node)
                 node = switches[node].upstream
         slot_ids = {s.id for s in self.slots}
@@ -357,9 +354,7 @@ class Board(Part):
         for group in self.bifurcation_groups:
             for member in group.slots:
                 if member not in slot_ids:
-                    raise ValueError(
-                        f"bifurcation group {group.id}: slot {member!r} is not on this board"
-                    )
+                    raise ValueError(f"bifurcation group {group.id}: slot {member!r} is not on this board")
         for wire in self.nvlink_wiring:
             for end in (wire.a, wire.b):
                 if end not in slot_ids:
@@ -399,7 +394,11 @@ class Psu(Part):
     watts_low_line: float | None = Field(default=None, gt=0)
     efficiency: (
         Literal[
-            "80plus", "80plus-bronze", "80plus-silver", "80plus-gold", "80plus-platinum",
+            "80plus",
+            "80plus-bronze",
+            "80plus-silver",
+            "80plus-gold",
+            "80plus-platinum",
             "80plus-titanium",
         ]
         | None
@@ -527,8 +526,21 @@ class LlmModel(Part):
 PART_KINDS: dict[str, type[Part]] = {
     cls.kind: cls
     for cls in (
-        Gpu, Cpu, Memory, Drive, Nic, PcieSwitch, NvlinkBridge, Board, Chassis, Psu, Server,
-        Rack, Pdu, NetworkSwitch, LlmModel,
+        Gpu,
+        Cpu,
+        Memory,
+        Drive,
+        Nic,
+        PcieSwitch,
+        NvlinkBridge,
+        Board,
+        Chassis,
+        Psu,
+        Server,
+        Rack,
+        Pdu,
+        NetworkSwitch,
+        LlmModel,
     )
 }
 

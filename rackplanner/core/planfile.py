@@ -37,6 +37,7 @@ from rackplanner.core.parts import (
 )
 from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.plan import SCHEMA_VERSION, Plan
+from rackplanner.core.resolve import board_of
 
 # MIGRATIONS[n] turns a version-n document (a dict) into a version n+1 document.
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
@@ -186,20 +187,17 @@ def check_references(plan: Plan, catalog: Catalog) -> list[str]:
     for mi, machine in enumerate(plan.machines):
         at = f"machines[{mi}]"
         server = need(f"{at}.server", machine.server, Server)
-        board = need(f"{at}.board", machine.board, Board)
+        need(f"{at}.board", machine.board, Board)
         need(f"{at}.chassis", machine.chassis, Chassis)
         need(f"{at}.cpu", machine.cpu, Cpu)
-        if isinstance(server, Server):
-            board = catalog.get_as(server.board, Board)
+        board = board_of(machine, catalog) if server is not None or machine.board else None
         for key, kinds in (("memory", (Memory,)), ("psus", (Psu,)), ("drives", (Drive,))):
             for i, item in enumerate(getattr(machine, key)):
                 need(f"{at}.{key}[{i}].part", item.part, *kinds)
         for ci, card in enumerate(machine.cards):
             need(f"{at}.cards[{ci}].part", card.part, Gpu, Nic, Drive)
             if board is not None and board.slot(card.slot) is None:
-                problems.append(
-                    f"{at}.cards[{ci}].slot: board {board.id} has no slot {card.slot!r}"
-                )
+                problems.append(f"{at}.cards[{ci}].slot: board {board.id} has no slot {card.slot!r}")
         for bi, bridge in enumerate(machine.bridges):
             need(f"{at}.bridges[{bi}].part", bridge.part, NvlinkBridge)
     for ri, rack in enumerate(plan.racks):
@@ -209,4 +207,3 @@ def check_references(plan: Plan, catalog: Catalog) -> list[str]:
     for part_id in plan.price_overrides_usd:
         need(f"price_overrides_usd.{part_id}", part_id, Part)
     return problems
-

@@ -53,7 +53,11 @@ def summarize(plan: Plan, catalog: Catalog) -> PlanSummary:
         gpus = sum(1 for c in machine.cards if isinstance(catalog.get(c.part), Gpu))
         machines.append(
             MachineSummary(
-                id=machine.id, name=machine.name, base=base, gpus=gpus, cards=len(machine.cards),
+                id=machine.id,
+                name=machine.name,
+                base=base,
+                gpus=gpus,
+                cards=len(machine.cards),
                 parts=dict(parts),
             )
         )
