@@ -17,9 +17,10 @@ from rackplanner.core.figures import key_figures
 from rackplanner.core.parts import PART_KINDS
 from rackplanner.core.planfile import load_plan
 from rackplanner.core.summary import format_summary, summarize
+from rackplanner.core.topology import derive_topology, format_topology
 
 EXIT_BAD_INPUT = 2
-COMMANDS = ("open", "check", "catalog")
+COMMANDS = ("open", "check", "catalog", "topo")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +51,15 @@ def build_parser() -> argparse.ArgumentParser:
     catalog.add_argument("kind", nargs="?", choices=sorted(PART_KINDS), help="only this kind")
     catalog.add_argument("--search", metavar="TEXT", help="only parts whose id/vendor/model match")
     catalog.add_argument("--json", action="store_true", help="machine-readable output")
+
+    topo = sub.add_parser(
+        "topo",
+        parents=[common],
+        help="PCIe/NVLink topology as nvidia-smi topo -m prints it, with bottlenecks",
+    )
+    topo.add_argument("plan", type=Path)
+    topo.add_argument("--machine", metavar="NAME", help="machine id or name (default: every machine)")
+    topo.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 
@@ -63,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         catalog = load_catalog(args.catalog)
         if args.command == "check":
             return _check(args.plan, catalog, as_json=args.json)
+        if args.command == "topo":
+            return _topo(args.plan, catalog, args.machine, as_json=args.json)
         if args.command == "catalog":
             return _catalog(catalog, args.kind, args.search, as_json=args.json)
         return _open_app(args.plan, catalog)
@@ -81,6 +93,20 @@ def _check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
     else:
         print(f"{path}: valid")
         print(format_summary(summary))
+    return 0
+
+
+def _topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: bool) -> int:
+    plan = load_plan(path, catalog)
+    machines = [m for m in plan.machines if machine_name is None or machine_name in (m.id, m.name)]
+    if not machines:
+        known = ", ".join(m.id for m in plan.machines) or "none"
+        raise InputError(f"{path}: no machine {machine_name!r} (machines: {known})")
+    topologies = [derive_topology(m, catalog) for m in machines]
+    if as_json:
+        print(json.dumps([t.model_dump(mode="json") for t in topologies], indent=2))
+    else:
+        print("\n".join(format_topology(t) for t in topologies), end="")
     return 0
 
 

@@ -67,9 +67,7 @@ def _gpu(catalog: Catalog, part_id: str) -> Gpu:
         ("tesla-p40", 12, 347, 24),
     ],
 )
-def test_seed_gpu_table(
-    catalog: Catalog, part_id: str, tflops: float, bandwidth_gbs: float, vram_gb: float
-) -> None:
+def test_seed_gpu_table(catalog: Catalog, part_id: str, tflops: float, bandwidth_gbs: float, vram_gb: float) -> None:
     gpu = _gpu(catalog, part_id)
     assert gpu.tflops_for_inference == tflops
     assert gpu.mem_bw_gbs == bandwidth_gbs
@@ -175,9 +173,7 @@ def test_ap8966_figures(catalog: Catalog) -> None:
     assert pdu is not None
     assert (pdu.voltage_v, pdu.input_current_a, pdu.phases, pdu.wiring) == (208, 60, 3, "delta")
     assert pdu.input_current_a * pdu.derating == 48
-    assert math.sqrt(3) * pdu.voltage_v * pdu.input_current_a * pdu.derating == pytest.approx(
-        17292.8, abs=0.1
-    )
+    assert math.sqrt(3) * pdu.voltage_v * pdu.input_current_a * pdu.derating == pytest.approx(17292.8, abs=0.1)
     assert pdu.load_capacity_va == 17300
 
 

@@ -11,9 +11,7 @@ from tests.conftest import EXAMPLES
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rackplanner", *args], capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([sys.executable, "-m", "rackplanner", *args], capture_output=True, text=True, timeout=60)
 
 
 def test_check_prints_summary_of_each_example() -> None:

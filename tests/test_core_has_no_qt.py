@@ -19,8 +19,6 @@ print("qt:", ",".join(qt))
 
 def test_core_imports_without_qt() -> None:
     result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
-    lines = dict(
-        line.split(": ", 1) if ": " in line else (line.rstrip(":"), "") for line in result.stdout.splitlines()
-    )
+    lines = dict(line.split(": ", 1) if ": " in line else (line.rstrip(":"), "") for line in result.stdout.splitlines())
     assert int(lines["modules"]) >= 8, result.stdout  # every core module was imported
     assert lines["qt"] == "", f"core pulled in Qt: {lines['qt']}"

@@ -26,9 +26,7 @@ def rig(empty: Plan, catalog: Catalog) -> Plan:
         chassis="fractal-define-7-xl",
         catalog=catalog,
     ).plan
-    return edits.place_card(
-        plan, machine="home-rig", slot="pciex16-g5-1", part="rtx-3090", catalog=catalog
-    ).plan
+    return edits.place_card(plan, machine="home-rig", slot="pciex16-g5-1", part="rtx-3090", catalog=catalog).plan
 
 
 @pytest.fixture
@@ -38,9 +36,7 @@ def colo(empty: Plan, catalog: Catalog) -> Plan:
     plan = edits.add_rack(plan, name="Rack A", part="apc-ar3300", catalog=catalog).plan
     plan = edits.add_rack(plan, name="Rack B", part="apc-ar3300", catalog=catalog).plan
     plan = edits.add_feed(plan, name="Feed A", side="A", phases=3, voltage_v=400, breaker_a=16).plan
-    plan = edits.mount_device(
-        plan, rack="rack-a", name="GPU 1", machine="gpu-1", position_u=10, catalog=catalog
-    ).plan
+    plan = edits.mount_device(plan, rack="rack-a", name="GPU 1", machine="gpu-1", position_u=10, catalog=catalog).plan
     return edits.mount_device(
         plan, rack="rack-a", name="PDU A", part="apc-ap8881", side="left", feed="feed-a", catalog=catalog
     ).plan
@@ -67,9 +63,7 @@ def test_add_machine_refuses_unknown_and_wrong_parts(empty: Plan, catalog: Catal
     with pytest.raises(EditRefused, match="is a gpu, not a board"):
         edits.add_machine(empty, name="x", board="rtx-3090", catalog=catalog)
     with pytest.raises(EditRefused, match="either a server or a board"):
-        edits.add_machine(
-            empty, name="x", server="sys-4028gr-trt2", board="proart-x670e-creator", catalog=catalog
-        )
+        edits.add_machine(empty, name="x", server="sys-4028gr-trt2", board="proart-x670e-creator", catalog=catalog)
 
 
 def test_rename_and_remove_machine(colo: Plan) -> None:
@@ -129,9 +123,7 @@ def test_power_limit(rig: Plan, catalog: Catalog) -> None:
     unchanged(rig, snapshot)
     assert limited.plan.machine("home-rig").cards[0].power_limit_w == 280  # type: ignore[union-attr]
     assert limited.changes == {Change.POWER, Change.CAPACITY, Change.MACHINES}
-    cleared = edits.set_power_limit(
-        limited.plan, machine="home-rig", slot="pciex16-g5-1", watts=None, catalog=catalog
-    )
+    cleared = edits.set_power_limit(limited.plan, machine="home-rig", slot="pciex16-g5-1", watts=None, catalog=catalog)
     assert cleared.plan.machine("home-rig").cards[0].power_limit_w is None  # type: ignore[union-attr]
     # RTX 3090 board power 350 W (catalog/gpu.yaml): a higher limit is refused.
     with pytest.raises(EditRefused, match=r"400 W is above the .*350 W board power"):
@@ -144,9 +136,7 @@ def test_power_limit(rig: Plan, catalog: Catalog) -> None:
 
 
 def test_nvlink_bridge(rig: Plan, catalog: Catalog) -> None:
-    two = edits.place_card(
-        rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-3090", catalog=catalog
-    ).plan
+    two = edits.place_card(rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-3090", catalog=catalog).plan
     snapshot = plan_to_json(two)
     bridged = edits.add_bridge(
         two,
@@ -173,9 +163,7 @@ def test_nvlink_bridge(rig: Plan, catalog: Catalog) -> None:
 
 
 def test_bridge_refuses_cards_it_does_not_fit(rig: Plan, catalog: Catalog) -> None:
-    plan = edits.place_card(
-        rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-4090", catalog=catalog
-    ).plan
+    plan = edits.place_card(rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-4090", catalog=catalog).plan
     with pytest.raises(EditRefused, match="does not fit rtx-4090"):
         edits.add_bridge(
             plan,

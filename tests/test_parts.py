@@ -24,9 +24,7 @@ def board(**changes: Any) -> dict[str, Any]:
         "mem_type": "DDR4",
         "dimm_slots": 16,
         "root_complexes": [{"id": "cpu0", "socket": 0}, {"id": "cpu1", "socket": 1}],
-        "switches": [
-            {"id": "plx0", "part": "pex8747", "upstream": "cpu0", "upstream_lanes": 16, "upstream_gen": 3}
-        ],
+        "switches": [{"id": "plx0", "part": "pex8747", "upstream": "cpu0", "upstream_lanes": 16, "upstream_gen": 3}],
         "slots": [
             {
                 "id": "s1",

@@ -100,9 +100,7 @@ def test_card_in_missing_slot(example_paths: list[Path], catalog: Catalog, tmp_p
     data["machines"][0]["cards"][0]["slot"] = "pcie-99"
     data["machines"][0]["bridges"] = []
     path = _write(tmp_path, data)
-    with pytest.raises(
-        PlanFileError, match=r"machines\[0\]\.cards\[0\]\.slot: board \S+ has no slot 'pcie-99'"
-    ):
+    with pytest.raises(PlanFileError, match=r"machines\[0\]\.cards\[0\]\.slot: board \S+ has no slot 'pcie-99'"):
         load_plan(path, catalog)
 
 

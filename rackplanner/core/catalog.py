@@ -135,8 +135,7 @@ def _merge_folder(catalog: Catalog, folder: Path, *, replace: bool) -> None:
             if part.id in ids_here:
                 first = ids_here[part.id]
                 raise CatalogError(
-                    f"{path}: entry {index}: id {part.id!r} is already used by "
-                    f"{first.path.name} entry {first.index}"
+                    f"{path}: entry {index}: id {part.id!r} is already used by {first.path.name} entry {first.index}"
                 )
             ids_here[part.id] = origin
             if part.id in catalog.parts and not replace:

@@ -153,9 +153,7 @@ def remove_machine(plan: Plan, *, machine: str) -> EditResult:
         }
     )
     changes = _MACHINE_PARTS | (_RACK if touched_racks else frozenset())
-    return EditResult(
-        new_plan, changes, f"Remove machine {old.name}", frozenset({machine}), frozenset(touched_racks)
-    )
+    return EditResult(new_plan, changes, f"Remove machine {old.name}", frozenset({machine}), frozenset(touched_racks))
 
 
 _UNSET: Any = object()
@@ -264,9 +262,7 @@ def move_card(plan: Plan, *, machine: str, from_slot: str, to_slot: str, catalog
             "bridges": [b for b in old.bridges if from_slot not in b.slots],
         }
     )
-    placed = place_card(
-        _replace_machine(plan, without), machine=machine, slot=to_slot, part=card.part, catalog=catalog
-    )
+    placed = place_card(_replace_machine(plan, without), machine=machine, slot=to_slot, part=card.part, catalog=catalog)
     moved_machine = _machine(placed.plan, machine)
     cards = [
         c.model_copy(update={"power_limit_w": card.power_limit_w}) if c.slot == to_slot else c
@@ -290,14 +286,10 @@ def remove_card(plan: Plan, *, machine: str, slot: str) -> EditResult:
             "bridges": [b for b in old.bridges if slot not in b.slots],
         }
     )
-    return EditResult(
-        _replace_machine(plan, updated), _MACHINE_PARTS, f"Remove {card.part}", frozenset({machine})
-    )
+    return EditResult(_replace_machine(plan, updated), _MACHINE_PARTS, f"Remove {card.part}", frozenset({machine}))
 
 
-def set_power_limit(
-    plan: Plan, *, machine: str, slot: str, watts: float | None, catalog: Catalog
-) -> EditResult:
+def set_power_limit(plan: Plan, *, machine: str, slot: str, watts: float | None, catalog: Catalog) -> EditResult:
     """Set (or clear, with None) a GPU's power limit, as ``nvidia-smi -pl`` would."""
     old = _machine(plan, machine)
     card = old.card_in(slot)
@@ -312,8 +304,7 @@ def set_power_limit(
         floor = gpu.min_power_limit_w or 0.0
         if watts <= 0 or watts < floor:
             raise EditRefused(
-                f"{watts:g} W is below the {gpu.model}'s lowest power limit"
-                + (f" of {floor:g} W" if floor else "")
+                f"{watts:g} W is below the {gpu.model}'s lowest power limit" + (f" of {floor:g} W" if floor else "")
             )
     cards = [c.model_copy(update={"power_limit_w": watts}) if c.slot == slot else c for c in old.cards]
     label = f"Power limit {gpu.model} to {watts:g} W" if watts else f"Clear power limit of {gpu.model}"
@@ -325,9 +316,7 @@ def set_power_limit(
     )
 
 
-def add_bridge(
-    plan: Plan, *, machine: str, slots: tuple[str, str], part: str, catalog: Catalog
-) -> EditResult:
+def add_bridge(plan: Plan, *, machine: str, slots: tuple[str, str], part: str, catalog: Catalog) -> EditResult:
     """Join the GPUs in two slots with an NVLink bridge the catalog says fits them."""
     old = _machine(plan, machine)
     bridge = _need(catalog, part, (NvlinkBridge,), "NVLink bridge")
@@ -483,9 +472,7 @@ def move_device(
         update["face"] = face
     moved = _build(MountedDevice, **{**old.model_dump(), **update})
     destination_id = to_rack or rack
-    new_plan = _replace_rack(
-        plan, source.model_copy(update={"devices": [d for d in source.devices if d.id != device]})
-    )
+    new_plan = _replace_rack(plan, source.model_copy(update={"devices": [d for d in source.devices if d.id != device]}))
     destination = _rack(new_plan, destination_id)
     if destination.device(moved.id) is not None:
         moved = moved.model_copy(update={"id": _free_id(moved.id, {d.id for d in destination.devices})})
@@ -520,9 +507,7 @@ def unmount_device(plan: Plan, *, rack: str, device: str) -> EditResult:
     new_plan = new_plan.model_copy(
         update={
             "outlet_assignments": [
-                a
-                for a in plan.outlet_assignments
-                if not (a.rack == rack and (a.device == device or a.pdu == device))
+                a for a in plan.outlet_assignments if not (a.rack == rack and (a.device == device or a.pdu == device))
             ]
         }
     )
@@ -551,9 +536,7 @@ def add_feed(
     new_id = feed_id or _free_id(_slug(name), {f.id for f in plan.feeds})
     if any(f.id == new_id for f in plan.feeds):
         raise EditRefused(f"a feed with id {new_id!r} already exists")
-    feed = _build(
-        Feed, id=new_id, name=name, side=side, phases=phases, voltage_v=voltage_v, breaker_a=breaker_a
-    )
+    feed = _build(Feed, id=new_id, name=name, side=side, phases=phases, voltage_v=voltage_v, breaker_a=breaker_a)
     return EditResult(
         plan.model_copy(update={"feeds": [*plan.feeds, feed]}),
         frozenset({Change.POWER}),
@@ -567,9 +550,7 @@ def remove_feed(plan: Plan, *, feed: str) -> EditResult:
         raise EditRefused(f"feed {feed!r} is not in the plan")
     racks = [
         r.model_copy(
-            update={
-                "devices": [d.model_copy(update={"feed": None}) if d.feed == feed else d for d in r.devices]
-            }
+            update={"devices": [d.model_copy(update={"feed": None}) if d.feed == feed else d for d in r.devices]}
         )
         for r in plan.racks
     ]
@@ -613,9 +594,7 @@ def set_outlet_assignment(
     if the_rack.device(device) is None:
         raise EditRefused(f"rack {the_rack.name} has no device {device!r}")
     kept = [
-        a
-        for a in plan.outlet_assignments
-        if not (a.rack == rack and a.device == device and a.psu_index == psu_index)
+        a for a in plan.outlet_assignments if not (a.rack == rack and a.device == device and a.psu_index == psu_index)
     ]
     if pdu is None:
         if len(kept) == len(plan.outlet_assignments):

@@ -334,9 +334,7 @@ class Board(Part):
             seen.add(node_id)
         for rc in self.root_complexes:
             if rc.socket >= self.sockets:
-                raise ValueError(
-                    f"root complex {rc.id} is on socket {rc.socket}, but the board has {self.sockets}"
-                )
+                raise ValueError(f"root complex {rc.id} is on socket {rc.socket}, but the board has {self.sockets}")
         for sw in self.switches:
             if sw.upstream not in nodes:
                 raise ValueError(f"switch {sw.id}: upstream {sw.upstream!r} is not on this board")

@@ -164,8 +164,7 @@ class Plan(Frozen):
                 if device.machine is not None:
                     if device.machine not in machine_ids:
                         raise ValueError(
-                            f"rack {rack.id}, device {device.id}: machine {device.machine!r} "
-                            "is not in the plan"
+                            f"rack {rack.id}, device {device.id}: machine {device.machine!r} is not in the plan"
                         )
                     if device.machine in mounted:
                         raise ValueError(
@@ -174,9 +173,7 @@ class Plan(Frozen):
                         )
                     mounted[device.machine] = rack.id
                 if device.feed is not None and device.feed not in feed_ids:
-                    raise ValueError(
-                        f"rack {rack.id}, device {device.id}: feed {device.feed!r} is not in the plan"
-                    )
+                    raise ValueError(f"rack {rack.id}, device {device.id}: feed {device.feed!r} is not in the plan")
         for price in self.price_overrides_usd.values():
             if price < 0:
                 raise ValueError(f"price override {price} is negative")

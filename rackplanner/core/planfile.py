@@ -105,9 +105,7 @@ def load_plan(path: Path, catalog: Catalog | None = None) -> Plan:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         problem = "the file ends early (truncated?)" if exc.pos >= len(text.rstrip()) else exc.msg
-        raise PlanFileError(
-            f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {problem}"
-        ) from None
+        raise PlanFileError(f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {problem}") from None
     except RecursionError:
         raise PlanFileError(f"{path}: JSON nested too deeply") from None
     plan = plan_from_data(data, origin=str(path))

@@ -1,0 +1,715 @@
+"""PCIe and NVLink topology of a machine, and what follows from it.
+
+From a machine of the plan (its board or server and the cards in its slots) this builds
+the tree of sockets, root complexes, switches, chipset and slots, negotiates each card's
+link, and derives what ``nvidia-smi topo -m`` would print: the path class between every
+pair of GPUs and NICs, P2P and GPUDirect RDMA availability, what NCCL will use, link and
+uplink bandwidths, a ring all-reduce bottleneck, NIC locality and plain-words notes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel
+
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.parts import (
+    PCIE_GBS_PER_LANE,
+    BifurcationGroup,
+    Board,
+    Cpu,
+    Drive,
+    Gpu,
+    Nic,
+    NvlinkBridge,
+    PcieSwitch,
+    Slot,
+)
+from rackplanner.core.plan import Machine
+from rackplanner.core.resolve import board_of
+
+PathCode = str  # "X", "NV4", "PIX", "PXB", "PHB", "NODE", "SYS"
+
+# Closeness order of the PCIe path classes, nearest first.
+PATH_RANK: dict[str, int] = {"X": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5}
+
+LEGEND = """Legend:
+
+  X    = Self
+  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)
+  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node
+  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)
+  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)
+  PIX  = Connection traversing at most a single PCIe bridge
+  NV#  = Connection traversing a bonded set of # NVLinks"""
+
+
+def pcie_gbs(gen: int, lanes: int) -> float:
+    """Bandwidth of a PCIe link per direction, GB/s (PCIe 3.0 x16 = 15.76)."""
+    return PCIE_GBS_PER_LANE[gen] * lanes
+
+
+class TopologyDevice(BaseModel):
+    """A card in a slot, with the link it negotiates and where it hangs."""
+
+    name: str  # GPU0, NIC0, NVMe0 in enumeration order
+    kind: Literal["gpu", "nic", "nvme"]
+    slot: str
+    slot_label: str
+    part: str
+    model: str
+    gen: int
+    lanes: int
+    gbs: float
+    slot_gen: int
+    slot_lanes: int
+    card_gen: int
+    card_lanes: int
+    # Bridges from the slot up to (and including) the root complex, nearest first.
+    chain: list[str]
+    root_complex: str
+    socket: int
+    numa_node: int
+    cpu_affinity: str
+    power_limit_w: float | None = None
+
+
+class PairPath(BaseModel):
+    a: str
+    b: str
+    code: PathCode
+    p2p: bool
+    p2p_note: str
+    nccl: str
+    gbs: float | None
+
+
+class SwitchUplink(BaseModel):
+    switch: str
+    part: str
+    upstream: str
+    upstream_lanes: int
+    upstream_gen: int
+    upstream_gbs: float
+    device_lanes: int
+    device_gbs: float
+    devices: list[str]
+
+    @property
+    def ratio(self) -> float:
+        """Downstream device lanes per upstream lane (8 GPUs x16 on x16 = 8.0)."""
+        return self.device_lanes / self.upstream_lanes
+
+
+class RingResult(BaseModel):
+    gpus: list[str]
+    hop_gbs: list[float | None]
+    bottleneck_gbs: float | None
+    bottleneck_hop: str | None
+
+
+class Topology(BaseModel):
+    machine: str
+    board: str | None
+    sockets: int
+    inter_socket_link: str | None
+    inter_socket_gbs: float | None
+    devices: list[TopologyDevice]
+    gpus: list[str]
+    nics: list[str]
+    matrix: dict[str, dict[str, PathCode]]
+    pairs: list[PairPath]
+    uplinks: list[SwitchUplink]
+    nearest_nic: dict[str, tuple[str, PathCode] | None]
+    ring: RingResult | None
+    notes: list[str]
+    problems: list[str]
+
+    def device(self, name: str) -> TopologyDevice:
+        return next(d for d in self.devices if d.name == name)
+
+    def pair(self, a: str, b: str) -> PairPath:
+        return next(p for p in self.pairs if {p.a, p.b} == {a, b})
+
+
+# --- building ------------------------------------------------------------------------
+
+
+def derive_topology(machine: Machine, catalog: Catalog) -> Topology:
+    """Everything the block diagram and ``topo`` show, for one machine."""
+    board = board_of(machine, catalog)
+    if board is None:
+        return Topology(
+            machine=machine.id,
+            board=None,
+            sockets=0,
+            inter_socket_link=None,
+            inter_socket_gbs=None,
+            devices=[],
+            gpus=[],
+            nics=[],
+            matrix={},
+            pairs=[],
+            uplinks=[],
+            nearest_nic={},
+            ring=None,
+            notes=[],
+            problems=[f"{machine.name} has no board: choose a board or server"],
+        )
+    problems = check_board(board, catalog)
+    cpu = catalog.get_as(machine.cpu, Cpu) if machine.cpu else None
+    devices = _devices(machine, board, catalog, cpu, problems)
+    gpus = [d for d in devices if d.kind == "gpu"]
+    nics = [d for d in devices if d.kind == "nic"]
+    nv_links = _nvlink_pairs(machine, board, catalog, gpus)
+    amd_host = cpu is not None and cpu.vendor.upper() == "AMD"
+    pairs: list[PairPath] = []
+    matrix: dict[str, dict[str, PathCode]] = {d.name: {} for d in [*gpus, *nics]}
+    ordered = [*gpus, *nics]
+    for i, a in enumerate(ordered):
+        matrix[a.name][a.name] = "X"
+        for b in ordered[i + 1 :]:
+            pair = _pair(a, b, nv_links, catalog, amd_host=amd_host, gpu_count=len(gpus), board=board)
+            pairs.append(pair)
+            matrix[a.name][b.name] = matrix[b.name][a.name] = pair.code
+    uplinks = _uplinks(board, devices, catalog)
+    nearest: dict[str, tuple[str, PathCode] | None] = {}
+    for gpu in gpus:
+        options = [(PATH_RANK[matrix[gpu.name][nic.name]], nic.name) for nic in nics]
+        nearest[gpu.name] = (min(options)[1], matrix[gpu.name][min(options)[1]]) if options else None
+    topo = Topology(
+        machine=machine.id,
+        board=board.id,
+        sockets=board.sockets,
+        inter_socket_link=board.inter_socket_link,
+        inter_socket_gbs=board.inter_socket_gbs,
+        devices=devices,
+        gpus=[g.name for g in gpus],
+        nics=[n.name for n in nics],
+        matrix=matrix,
+        pairs=pairs,
+        uplinks=uplinks,
+        nearest_nic=nearest,
+        ring=None,
+        notes=[],
+        problems=problems,
+    )
+    if len(gpus) >= 2:
+        topo = topo.model_copy(update={"ring": ring_allreduce(topo, [g.name for g in gpus])})
+    return topo.model_copy(update={"notes": explain(topo, machine, board, catalog)})
+
+
+def check_board(board: Board, catalog: Catalog) -> list[str]:
+    """Lane budgets a layout must respect: a port cannot feed more lanes than it has."""
+    problems: list[str] = []
+    groups = {g.id: g for g in board.bifurcation_groups}
+    for sw in board.switches:
+        part = catalog.get_as(sw.part, PcieSwitch)
+        if part is None:
+            problems.append(f"{board.id}: switch {sw.id} names {sw.part!r}, which is not a PCIe switch in the catalog")
+            continue
+        below = _lanes_below(board, sw.id, groups) + sw.upstream_lanes
+        if below > part.lanes:
+            problems.append(
+                f"{board.id}: switch {sw.id} ({part.model}, {part.lanes} lanes) is wired to {below} lanes "
+                f"(x{sw.upstream_lanes} up plus its slots)"
+            )
+    for rc in board.root_complexes:
+        if rc.lanes is None:
+            continue
+        used = _lanes_below(board, rc.id, groups)
+        used += sum(sw.upstream_lanes for sw in board.switches if sw.upstream == rc.id)
+        if board.chipset is not None and _chipset_root(board) == rc.id:
+            used += board.chipset.uplink_lanes
+        if used > rc.lanes:
+            problems.append(f"{board.id}: root complex {rc.id} has {rc.lanes} lanes but {used} are wired to it")
+    return problems
+
+
+def _lanes_below(board: Board, node: str, groups: dict[str, BifurcationGroup]) -> int:
+    """Lanes of the slots directly under a node, counting a bifurcation group once."""
+    total = 0
+    seen: set[str] = set()
+    for slot in board.slots:
+        if slot.parent != node:
+            continue
+        group = groups.get(slot.bifurcation_group or "")
+        if group is None:
+            total += slot.electrical_lanes
+        elif group.id not in seen:
+            seen.add(group.id)
+            total += group.lanes
+    return total
+
+
+def _chipset_root(board: Board) -> str | None:
+    if board.chipset is None:
+        return None
+    on_socket = [rc.id for rc in board.root_complexes if rc.socket == board.chipset.socket]
+    return on_socket[0] if on_socket else board.root_complexes[0].id
+
+
+def _chain(board: Board, slot: Slot) -> list[str]:
+    """Bridges from a slot up to its root complex: switches, the chipset, then the root complex."""
+    switches = {sw.id: sw for sw in board.switches}
+    chain: list[str] = []
+    node = slot.parent
+    while node in switches:
+        chain.append(node)
+        node = switches[node].upstream
+    if board.chipset is not None and node == board.chipset.id:
+        chain.append(node)
+        node = _chipset_root(board) or node
+    chain.append(node)
+    return chain
+
+
+def _cpu_affinity(cpu: Cpu | None, sockets: int, socket: int) -> str:
+    """Logical CPUs of a socket as Linux numbers them: physical cores first, then SMT siblings."""
+    if cpu is None:
+        return "N/A"
+    cores = cpu.cores
+    first = socket * cores
+    spans = [(first, first + cores - 1)]
+    if cpu.threads > cores:
+        sibling = sockets * cores + first
+        spans.append((sibling, sibling + cores - 1))
+    if len(spans) == 2 and spans[1][0] == spans[0][1] + 1:
+        spans = [(spans[0][0], spans[1][1])]
+    return ",".join(f"{a}-{b}" for a, b in spans)
+
+
+def _devices(
+    machine: Machine, board: Board, catalog: Catalog, cpu: Cpu | None, problems: list[str]
+) -> list[TopologyDevice]:
+    occupied = {card.slot for card in machine.cards}
+    groups = {g.id: g for g in board.bifurcation_groups}
+    sockets = {rc.id: rc.socket for rc in board.root_complexes}
+    counters: Counter[str] = Counter()
+    devices = []
+    # Enumerate in the board's slot order, as the BIOS walks the buses.
+    for slot in board.slots:
+        card = machine.card_in(slot.id)
+        if card is None:
+            continue
+        part = catalog.get(card.part)
+        kind: Literal["gpu", "nic", "nvme"]
+        if isinstance(part, Gpu):
+            kind, gen, lanes = "gpu", part.pcie_gen, int(part.pcie_lanes)
+        elif isinstance(part, Nic):
+            kind, gen, lanes = "nic", part.pcie_gen, int(part.pcie_lanes)
+        elif isinstance(part, Drive) and part.interface == "nvme":
+            kind, gen, lanes = "nvme", part.pcie_gen or slot.gen, int(part.pcie_lanes or 4)
+        else:
+            continue
+        slot_lanes = int(slot.electrical_lanes)
+        group = groups.get(slot.bifurcation_group or "")
+        if group is not None:
+            shared = sum(1 for s in group.slots if s in occupied) > 1
+            slot_lanes = min(slot_lanes, int(group.split_lanes if shared else group.lanes))
+        link_lanes, link_gen = min(slot_lanes, lanes), min(slot.gen, gen)
+        chain = _chain(board, slot)
+        root = chain[-1]
+        if root not in sockets:
+            problems.append(f"slot {slot.id} does not lead to a root complex")
+            continue
+        count = counters[kind]
+        counters[kind] += 1
+        socket = sockets[root]
+        devices.append(
+            TopologyDevice(
+                name={"gpu": "GPU", "nic": "NIC", "nvme": "NVMe"}[kind] + str(count),
+                kind=kind,
+                slot=slot.id,
+                slot_label=slot.label,
+                part=part.id,
+                model=part.model,
+                gen=link_gen,
+                lanes=link_lanes,
+                gbs=round(pcie_gbs(link_gen, link_lanes), 2),
+                slot_gen=slot.gen,
+                slot_lanes=slot_lanes,
+                card_gen=gen,
+                card_lanes=lanes,
+                chain=chain,
+                root_complex=root,
+                socket=socket,
+                numa_node=socket,
+                cpu_affinity=_cpu_affinity(cpu, board.sockets, socket),
+                power_limit_w=card.power_limit_w,
+            )
+        )
+    for card in machine.cards:
+        if board.slot(card.slot) is None:
+            problems.append(f"{card.part} is in slot {card.slot!r}, which {board.model} does not have")
+    return devices
+
+
+def _nvlink_pairs(
+    machine: Machine, board: Board, catalog: Catalog, gpus: Sequence[TopologyDevice]
+) -> dict[frozenset[str], tuple[int, float]]:
+    """NVLink connections as {pair of GPU names: (links, GB/s per direction)}."""
+    by_slot = {g.slot: g.name for g in gpus}
+    links: dict[frozenset[str], tuple[int, float]] = {}
+    for bridge in machine.bridges:
+        part = catalog.get_as(bridge.part, NvlinkBridge)
+        a, b = (by_slot.get(s) for s in bridge.slots)
+        if part is not None and a and b:
+            links[frozenset((a, b))] = (part.links, part.gbs_per_direction)
+    for wire in board.nvlink_wiring:
+        a, b = by_slot.get(wire.a), by_slot.get(wire.b)
+        card = machine.card_in(wire.a)
+        gpu = catalog.get_as(card.part, Gpu) if card is not None else None
+        if a and b:
+            per_link = (gpu.nvlink_gbs / gpu.nvlink_links) if gpu and gpu.nvlink_gbs and gpu.nvlink_links else 0.0
+            links[frozenset((a, b))] = (wire.links, round(per_link * wire.links, 2))
+    if board.nvswitch_gbs_per_gpu:
+        sxm = [g for g in gpus if board.slot(g.slot) and board.slot(g.slot).kind == "sxm"]  # type: ignore[union-attr]
+        for i, a_dev in enumerate(sxm):
+            gpu = catalog.get_as(a_dev.part, Gpu)
+            count = gpu.nvlink_links if gpu and gpu.nvlink_links else 0
+            for b_dev in sxm[i + 1 :]:
+                links[frozenset((a_dev.name, b_dev.name))] = (count, board.nvswitch_gbs_per_gpu)
+    return links
+
+
+def _pcie_code(a: TopologyDevice, b: TopologyDevice) -> PathCode:
+    if a.socket != b.socket:
+        return "SYS"
+    if a.root_complex != b.root_complex:
+        return "NODE"
+    bridges_a, bridges_b = a.chain[:-1], b.chain[:-1]
+    shared = [n for n in bridges_a if n in bridges_b]
+    if not shared:
+        return "PHB"
+    lowest = shared[0]
+    hops = bridges_a.index(lowest) + bridges_b.index(lowest) + 1
+    return "PIX" if hops == 1 else "PXB"
+
+
+def _pair(
+    a: TopologyDevice,
+    b: TopologyDevice,
+    nv_links: dict[frozenset[str], tuple[int, float]],
+    catalog: Catalog,
+    *,
+    amd_host: bool,
+    gpu_count: int,
+    board: Board,
+) -> PairPath:
+    pcie = _pcie_code(a, b)
+    nv = nv_links.get(frozenset((a.name, b.name)))
+    code = f"NV{nv[0]}" if nv else pcie
+    part_a, part_b = catalog.get(a.part), catalog.get(b.part)
+    gbs = nv[1] if nv else _pcie_path_gbs(a, b, pcie, board)
+    if a.kind == "gpu" and b.kind == "gpu":
+        p2p, note, nccl = _gpu_p2p(part_a, part_b, code, pcie, amd_host=amd_host, gpu_count=gpu_count)
+    else:
+        gpu_dev, nic_dev = (a, b) if a.kind == "gpu" else (b, a)
+        p2p, note, nccl = _gpu_rdma(catalog.get(gpu_dev.part), catalog.get(nic_dev.part), pcie)
+    return PairPath(a=a.name, b=b.name, code=code, p2p=p2p, p2p_note=note, nccl=nccl, gbs=gbs)
+
+
+def _gpu_p2p(
+    part_a: object, part_b: object, code: PathCode, pcie: PathCode, *, amd_host: bool, gpu_count: int
+) -> tuple[bool, str, str]:
+    if code.startswith("NV"):
+        return True, "NVLink", "NVLink"
+    blocked = [p for p in (part_a, part_b) if isinstance(p, Gpu) and not p.p2p_pcie]
+    if blocked:
+        names = " and ".join(sorted({p.model for p in blocked}))
+        return False, f"{names}: this product line does not enable PCIe P2P", _shm(pcie)
+    if pcie == "SYS":
+        return False, "the path crosses the inter-socket link", _shm(pcie)
+    if pcie == "NODE":
+        return False, "the path crosses between root complexes", _shm(pcie)
+    nccl_p2p = PATH_RANK[pcie] <= PATH_RANK["PXB"] or (amd_host and gpu_count <= 2 and pcie == "PHB")
+    if pcie == "PHB":
+        note = "through the CPU's host bridge: works where the platform routes peer traffic"
+        return True, note, "P2P over PCIe" if nccl_p2p else _shm(pcie)
+    return True, f"PCIe P2P through {'one switch' if pcie == 'PIX' else 'switches'}", "P2P over PCIe"
+
+
+def _shm(pcie: PathCode) -> str:
+    return "SHM across sockets" if pcie == "SYS" else "SHM through host memory"
+
+
+def _gpu_rdma(gpu: object, nic: object, pcie: PathCode) -> tuple[bool, str, str]:
+    if not isinstance(nic, Nic) or not nic.rdma:
+        return False, "the NIC does not do RDMA", "sockets through host memory"
+    if isinstance(gpu, Gpu) and not gpu.p2p_pcie:
+        return (
+            False,
+            f"{gpu.model}: GPUDirect RDMA is not enabled on this product line",
+            "RDMA via host memory",
+        )
+    if PATH_RANK[pcie] <= PATH_RANK["PXB"]:
+        return True, "GPUDirect RDMA", "GPUDirect RDMA"
+    return (
+        False,
+        f"the NIC is {pcie} from the GPU (NCCL uses GPUDirect RDMA only at PXB or closer)",
+        ("RDMA via host memory"),
+    )
+
+
+# --- bandwidth -----------------------------------------------------------------------
+
+
+Edge = tuple[str, str]  # (node, "up"|"down"): the link above a node, in one direction
+
+
+def _edges(dev: TopologyDevice, until: str | None, direction: str) -> list[Edge]:
+    """Links crossed going from a device up to (not above) bridge ``until``, or to the root."""
+    edges: list[Edge] = [(f"dev:{dev.name}", direction)]
+    for node in dev.chain[:-1]:
+        if node == until:
+            break
+        edges.append((node, direction))
+    return edges
+
+
+def _pcie_path_gbs(a: TopologyDevice, b: TopologyDevice, pcie: PathCode, board: Board) -> float:
+    """Narrowest link on the PCIe path between two devices, per direction."""
+    widths = [a.gbs, b.gbs]
+    lowest = _lowest_shared(a, b) if pcie in ("PIX", "PXB") else None
+    for dev in (a, b):
+        for node in dev.chain[:-1]:
+            if node == lowest:
+                break
+            widths.append(_uplink_gbs(board, node))
+    return round(min(w for w in widths if w > 0), 2)
+
+
+def _lowest_shared(a: TopologyDevice, b: TopologyDevice) -> str | None:
+    shared = [n for n in a.chain[:-1] if n in b.chain[:-1]]
+    return shared[0] if shared else None
+
+
+def _uplink_gbs(board: Board, node: str) -> float:
+    for sw in board.switches:
+        if sw.id == node:
+            return pcie_gbs(sw.upstream_gen, sw.upstream_lanes)
+    if board.chipset is not None and board.chipset.id == node:
+        return pcie_gbs(board.chipset.uplink_gen, board.chipset.uplink_lanes)
+    return 0.0
+
+
+def _uplinks(board: Board, devices: Sequence[TopologyDevice], catalog: Catalog) -> list[SwitchUplink]:
+    result = []
+    nodes = [(sw.id, sw.part, sw.upstream, sw.upstream_lanes, sw.upstream_gen) for sw in board.switches]
+    if board.chipset is not None:
+        chip = board.chipset
+        nodes.append((chip.id, chip.name, _chipset_root(board) or "", chip.uplink_lanes, chip.uplink_gen))
+    for node, part, upstream, lanes, gen in nodes:
+        below = [d for d in devices if node in d.chain[:-1]]
+        result.append(
+            SwitchUplink(
+                switch=node,
+                part=part,
+                upstream=upstream,
+                upstream_lanes=lanes,
+                upstream_gen=gen,
+                upstream_gbs=round(pcie_gbs(gen, lanes), 2),
+                device_lanes=sum(d.lanes for d in below),
+                device_gbs=round(sum(d.gbs for d in below), 2),
+                devices=[d.name for d in below],
+            )
+        )
+    return result
+
+
+def ring_allreduce(topo: Topology, gpus: Sequence[str]) -> RingResult:
+    """Per-hop and bottleneck bandwidth of a ring over ``gpus`` in that order.
+
+    Every hop sends at once, so hops that cross the same link in the same direction share
+    it; a hop without P2P is staged through host memory and climbs to the root complex.
+    """
+    devices = {d.name: d for d in topo.devices}
+    uplink_gbs = {u.switch: u.upstream_gbs for u in topo.uplinks}
+    hops: list[tuple[str, str, list[Edge] | None, float | None]] = []
+    usage: Counter[Edge] = Counter()
+    for i, name in enumerate(gpus):
+        nxt = gpus[(i + 1) % len(gpus)]
+        pair = topo.pair(name, nxt)
+        if pair.code.startswith("NV"):
+            hops.append((name, nxt, None, pair.gbs))
+            continue
+        a, b = devices[name], devices[nxt]
+        lowest = _lowest_shared(a, b) if pair.p2p and pair.code in ("PIX", "PXB") else None
+        edges = _edges(a, lowest, "up") + _edges(b, lowest, "down")
+        if a.socket != b.socket and topo.inter_socket_gbs:
+            edges.append((f"socket:{a.socket}->{b.socket}", "up"))
+        usage.update(edges)
+        hops.append((name, nxt, edges, None))
+    hop_gbs: list[float | None] = []
+    for _name, _nxt, hop_edges, fixed in hops:
+        if hop_edges is None:
+            hop_gbs.append(fixed)
+            continue
+        shares = []
+        for edge in hop_edges:
+            node = edge[0]
+            if node.startswith("dev:"):
+                full = devices[node[4:]].gbs
+            elif node.startswith("socket:"):
+                full = topo.inter_socket_gbs or 0.0
+            else:
+                full = uplink_gbs.get(node, 0.0)
+            if full > 0:
+                shares.append(full / usage[edge])
+        hop_gbs.append(round(min(shares), 2) if shares else None)
+    known = [(g, f"{h[0]}->{h[1]}") for g, h in zip(hop_gbs, hops, strict=True) if g is not None]
+    worst = min(known) if known else None
+    return RingResult(
+        gpus=list(gpus),
+        hop_gbs=hop_gbs,
+        bottleneck_gbs=worst[0] if worst else None,
+        bottleneck_hop=worst[1] if worst else None,
+    )
+
+
+# --- words ---------------------------------------------------------------------------
+
+
+def _span(names: Sequence[str]) -> str:
+    """GPU0, GPU1, GPU2, GPU5 -> 'GPUs 0-2 and 5'."""
+    numbers = sorted(int(n.removeprefix("GPU")) for n in names)
+    parts: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        parts.append(f"{start}-{prev}" if prev > start else str(start))
+        if n is not None:
+            start = prev = n
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"GPU {joined}" if len(numbers) == 1 else f"GPUs {joined}"
+
+
+def explain(topo: Topology, machine: Machine, board: Board, catalog: Catalog) -> list[str]:
+    """The notable facts of a topology, one plain sentence each, with the numbers."""
+    notes: list[str] = []
+    gpus = [topo.device(g) for g in topo.gpus]
+    for dev in topo.devices:
+        if dev.lanes < dev.card_lanes or dev.gen < dev.card_gen:
+            notes.append(
+                f"{dev.name} ({dev.model}, PCIe {dev.card_gen}.0 x{dev.card_lanes}) runs at PCIe "
+                f"{dev.gen}.0 x{dev.lanes} in {dev.slot_label}: {dev.gbs:.2f} GB/s per direction."
+            )
+    for group in board.bifurcation_groups:
+        used = [s for s in group.slots if machine.card_in(s)]
+        if len(used) > 1:
+            labels = " and ".join(board.slot(s).label for s in used if board.slot(s))  # type: ignore[union-attr]
+            notes.append(f"{labels} share {group.lanes} lanes: with both filled each gets x{group.split_lanes}.")
+    by_socket: dict[int, list[str]] = {}
+    for g in gpus:
+        by_socket.setdefault(g.socket, []).append(g.name)
+    if len(by_socket) > 1:
+        spans = [_span(names) for _, names in sorted(by_socket.items())]
+        link = topo.inter_socket_link or "inter-socket link"
+        notes.append(f"{' and '.join(spans)} reach each other only across the {link} (SYS).")
+    elif len(gpus) > 1:
+        roots = {g.root_complex for g in gpus}
+        if len(roots) == 1:
+            notes.append(f"All {len(gpus)} GPUs hang off one root complex: no pair crosses a socket.")
+        else:
+            notes.append(
+                f"The {len(gpus)} GPUs spread over {len(roots)} root complexes of one socket (NODE between them)."
+            )
+    by_switch: dict[str, list[str]] = {}
+    for g in gpus:
+        if len(g.chain) > 1:
+            by_switch.setdefault(g.chain[0], []).append(g.name)
+    for switch, names in by_switch.items():
+        if len(names) > 1:
+            notes.append(f"{_span(names)} share switch {switch} (PIX): P2P stays below the CPU.")
+    for uplink in topo.uplinks:
+        if uplink.device_lanes > uplink.upstream_lanes:
+            notes.append(
+                f"{uplink.switch} carries {uplink.device_lanes} device lanes on a x{uplink.upstream_lanes} "
+                f"Gen{uplink.upstream_gen} uplink ({uplink.upstream_gbs:.2f} GB/s): "
+                f"{uplink.ratio:g}:1 oversubscribed."
+            )
+    for pair in topo.pairs:
+        if pair.code.startswith("NV"):
+            notes.append(f"{pair.a} and {pair.b} are joined by NVLink ({pair.code}, {pair.gbs:g} GB/s per direction).")
+    geforce = [g for g in gpus if (p := catalog.get_as(g.part, Gpu)) and not p.p2p_pcie]
+    if len(gpus) > 1 and geforce:
+        without_nv = [p for p in topo.pairs if p.a in topo.gpus and p.b in topo.gpus and not p.code.startswith("NV")]
+        if without_nv:
+            notes.append(
+                f"{geforce[0].model} does not enable PCIe P2P: GPU pairs without an NVLink bridge "
+                "exchange data through host memory."
+            )
+    for gpu_name, nearest in topo.nearest_nic.items():
+        if nearest is not None and PATH_RANK.get(nearest[1], 9) > PATH_RANK["PXB"]:
+            notes.append(f"{gpu_name}'s nearest NIC, {nearest[0]}, is {nearest[1]}: no GPUDirect RDMA under NCCL.")
+            break
+    if topo.ring is not None and topo.ring.bottleneck_gbs is not None:
+        notes.append(
+            f"A ring all-reduce over all {len(gpus)} GPUs is limited to {topo.ring.bottleneck_gbs:.2f} GB/s "
+            f"per direction at hop {topo.ring.bottleneck_hop}."
+        )
+    return notes
+
+
+def format_topo_matrix(topo: Topology) -> str:
+    """The matrix in ``nvidia-smi topo -m`` layout (tab-separated), with both legends."""
+    names = [*topo.gpus, *topo.nics]
+    header = "\t" + "\t".join(names) + ("\tCPU Affinity\tNUMA Affinity" if topo.gpus else "")
+    lines = [header]
+    for name in names:
+        row = [name, *(topo.matrix[name][other] for other in names)]
+        dev = topo.device(name)
+        if dev.kind == "gpu":
+            row += [dev.cpu_affinity, str(dev.numa_node)]
+        lines.append("\t".join(f" {cell}" if i else cell for i, cell in enumerate(row)))
+    lines += ["", LEGEND]
+    if topo.nics:
+        lines += ["", "NIC Legend:", ""]
+        mlx = 0
+        for nic in topo.nics:
+            dev = topo.device(nic)
+            label = f"mlx5_{mlx}" if "connectx" in dev.part else dev.model
+            mlx += "connectx" in dev.part
+            lines.append(f"  {nic}: {label}")
+    return "\n".join(lines) + "\n"
+
+
+def format_topology(topo: Topology) -> str:
+    """Matrix, links, uplinks and notes as a person reads them in a terminal."""
+    out = [f"Machine {topo.machine} on {topo.board}", ""]
+    if topo.problems:
+        out += [f"problem: {p}" for p in topo.problems] + [""]
+    if topo.gpus or topo.nics:
+        out.append(format_topo_matrix(topo))
+    out.append("Links (per direction):")
+    for dev in topo.devices:
+        via = " -> ".join(dev.chain)
+        out.append(
+            f"  {dev.name:<6} {dev.model:<34} {dev.slot_label:<22} PCIe {dev.gen}.0 x{dev.lanes:<2} "
+            f"{dev.gbs:6.2f} GB/s  via {via}  (socket {dev.socket})"
+        )
+    shown = [u for u in topo.uplinks if u.devices]
+    if shown:
+        out += ["", "Uplinks:"]
+        for u in shown:
+            out.append(
+                f"  {u.switch:<8} x{u.upstream_lanes} Gen{u.upstream_gen} to {u.upstream} "
+                f"{u.upstream_gbs:6.2f} GB/s, devices {u.device_lanes} lanes ({u.ratio:g}:1)"
+            )
+    if topo.pairs:
+        out += ["", "GPU pairs (P2P, what NCCL uses):"]
+        for p in topo.pairs:
+            if p.a in topo.gpus and p.b in topo.gpus:
+                gbs = f"{p.gbs:.2f} GB/s" if p.gbs is not None else "unknown"
+                out.append(
+                    f"  {p.a}-{p.b}  {p.code:<4} {'P2P' if p.p2p else 'no P2P':<6} {p.nccl:<24} {gbs}  {p.p2p_note}"
+                )
+    if topo.notes:
+        out += ["", "Notes:"] + [f"  - {n}" for n in topo.notes]
+    return "\n".join(out) + "\n"
