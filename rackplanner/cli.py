@@ -14,6 +14,7 @@ from pathlib import Path
 from rackplanner.core.catalog import Catalog, load_catalog
 from rackplanner.core.errors import InputError
 from rackplanner.core.figures import key_figures
+from rackplanner.core.fit import check_machine
 from rackplanner.core.parts import PART_KINDS
 from rackplanner.core.planfile import load_plan
 from rackplanner.core.summary import format_summary, summarize
@@ -88,11 +89,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
     plan = load_plan(path, catalog)
     summary = summarize(plan, catalog)
+    findings = [f for m in plan.machines for f in check_machine(m, catalog, derive_topology(m, catalog))]
     if as_json:
-        print(json.dumps({"file": str(path), "valid": True, **summary.model_dump()}, indent=2))
+        data = {"file": str(path), "valid": True, **summary.model_dump()}
+        data["findings"] = [f.model_dump() for f in findings]
+        print(json.dumps(data, indent=2))
     else:
         print(f"{path}: valid")
         print(format_summary(summary))
+        if findings:
+            print("Findings:")
+            for finding in findings:
+                print(f"  {finding.severity:<7} [{finding.machine}] {finding.message}")
     return 0
 
 

@@ -1,0 +1,84 @@
+"""Fit rules fire with the numbers, and stay quiet on a sound build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rackplanner.core import edits
+from rackplanner.core.catalog import Catalog, load_catalog
+from rackplanner.core.fit import Finding, check_machine, gpu_budget_w
+from rackplanner.core.parts import Gpu
+from rackplanner.core.plan import Plan
+from rackplanner.core.planfile import load_plan
+from rackplanner.core.topology import derive_topology
+from tests.conftest import EXAMPLES
+
+
+def findings_of(plan: Plan, catalog: Catalog) -> dict[str, Finding]:
+    machine = plan.machines[0]
+    return {f.code: f for f in check_machine(machine, catalog, derive_topology(machine, catalog))}
+
+
+def test_teaching_example_explains_each_mistake(catalog: Catalog) -> None:
+    found = findings_of(load_plan(EXAMPLES / "teaching-mistakes.json", catalog), catalog)
+    assert found["bridge-mismatch"].severity == "error"
+    assert found["bridge-mismatch"].slots == ["pciex16-g5-1", "pciex16-g5-2"]
+    # Budget: 3090 at 600 W (001_1caa315e8577a206.txt) twice, 4090 at its 450 W board power,
+    # Ryzen 9 7950X 170 W, 75 W allowance = 1,895 W against a 1,600 W PSU.
+    assert found["psu-too-small"].message.startswith("The PSU gives 1,600 W but the build can draw 1,895 W")
+    assert found["risers"].severity == "warning" and "3 GPUs" in found["risers"].message
+    # 32 GB of RAM for 24 + 24 + 24 GB of VRAM.
+    assert "System RAM is 32 GB, below the 72 GB of VRAM" in found["ram-below-vram"].message
+    assert found["dimm-count"].message.startswith("1 DIMM on ")
+    # Sustained: 350 + 450 + 350 + 170 + 75 = 1,395 W DC / 0.90 = 1,550 W > 120 V x 15 A x 0.8.
+    assert "about 1,550 W from the wall" in found["wall-circuit"].message
+    assert "(1,440 W at 80%)" in found["wall-circuit"].message
+    severities = [
+        f.severity for f in check_machine(load_plan(EXAMPLES / "teaching-mistakes.json", catalog).machines[0], catalog)
+    ]
+    assert severities == sorted(severities, key=["error", "warning", "info"].index)
+
+
+def test_sound_home_rig_has_no_errors(catalog: Catalog) -> None:
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    found = findings_of(plan, catalog)
+    assert not [f for f in found.values() if f.severity == "error"]
+    # 2 x 600 + 170 + 75 = 1,445 W fits the 1,600 W PSU; sustained 2 x 350 + 245 = 945 W / 0.9 = 1,050 W.
+    assert "psu-too-small" not in found and "wall-circuit" not in found
+    assert "ram-below-vram" not in found  # 2 x 48 GB = 96 GB >= 48 GB VRAM
+
+
+def test_power_limit_lowers_the_budget(catalog: Catalog) -> None:
+    gpu = catalog.get_as("rtx-3090", Gpu)
+    assert gpu is not None
+    # nvidia-smi -pl 280 on a 350 W card scales its 600 W transient budget to 480 W.
+    assert gpu_budget_w(gpu, 280) == (480.0, True)
+    assert gpu_budget_w(gpu, None) == (600.0, True)
+
+
+def test_card_too_long_and_wide_card_covering(catalog: Catalog, tmp_path: Path) -> None:
+    """With a case and board whose geometry is known, length and slot covering are checked."""
+    (tmp_path / "chassis.yaml").write_text(
+        "- {id: small-case, vendor: Me, model: Small case, source: fixture, form: tower,\n"
+        "   board_form_factors: [ATX], expansion_slots: 7, max_gpu_length_mm: 300}\n"
+    )
+    (tmp_path / "board.yaml").write_text(
+        "- id: spaced-board\n  vendor: Me\n  model: Spaced board\n  source: fixture\n  platform: consumer\n"
+        "  form_factor: ATX\n  cpu_socket: AM5\n  sockets: 1\n  root_complexes: [{id: cpu, socket: 0}]\n"
+        "  slots:\n"
+        "    - {id: a, label: SLOT_A, position: 0, physical_lanes: 16, electrical_lanes: 16, gen: 4, parent: cpu}\n"
+        "    - {id: b, label: SLOT_B, position: 2, physical_lanes: 16, electrical_lanes: 16, gen: 4, parent: cpu}\n"
+        "    - {id: c, label: SLOT_C, position: 4, physical_lanes: 16, electrical_lanes: 16, gen: 4, parent: cpu}\n"
+    )
+    mine = load_catalog([tmp_path], include_user=False)
+    plan = edits.add_machine(Plan(name="t"), name="m", board="spaced-board", chassis="small-case", catalog=mine).plan
+    # RTX 3090 Founders Edition: 313 mm long, 3 slots wide (catalog/gpu.yaml).
+    plan = edits.place_card(plan, machine="m", slot="a", part="rtx-3090", catalog=mine).plan
+    plan = edits.place_card(plan, machine="m", slot="b", part="rtx-3060-12gb", catalog=mine).plan
+    found = check_machine(plan.machines[0], mine)
+    codes = [f.code for f in found]
+    covered = next(f for f in found if f.code == "slot-covered")
+    assert covered.message == "rtx-3090 in SLOT_A is 3 slots wide and covers SLOT_B, where rtx-3060-12gb is placed."
+    too_long = next(f for f in found if f.code == "too-long")
+    assert too_long.message == "rtx-3090 is 313 mm long; Small case takes cards up to 300 mm."
+    assert "slot-blocked" not in codes  # SLOT_C at position 4 is beyond the 3090's reach
