@@ -199,3 +199,13 @@ def test_builtin_boards_respect_lane_budgets(catalog: Catalog) -> None:
 
     for board in catalog.of_kind(Board):
         assert check_board(board, catalog) == [], board.id
+
+
+def test_results_are_cached_per_machine_by_content(catalog: Catalog) -> None:
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    first = {m.id: derive_topology(m, catalog) for m in plan.machines}
+    edited = edits.set_power_limit(plan, machine="gpu-1", slot="gpu1", watts=250, catalog=catalog).plan
+    second = {m.id: derive_topology(m, catalog) for m in edited.machines}
+    assert second["gpu-2"] is first["gpu-2"]  # untouched machine: same result object, not recomputed
+    assert second["gpu-1"] is not first["gpu-1"]
+    assert second["gpu-1"].device("GPU0").power_limit_w == 250

@@ -44,9 +44,9 @@ class CatalogEntrySource:
     index: int
 
 
-@dataclass
+@dataclass(eq=False)
 class Catalog:
-    """All parts by id, with where each came from."""
+    """All parts by id, with where each came from. Compared by identity: once loaded it is not changed."""
 
     parts: dict[str, Part] = field(default_factory=dict)
     origins: dict[str, CatalogEntrySource] = field(default_factory=dict)

@@ -9,9 +9,10 @@ uplink bandwidths, a ring all-reduce bottleneck, NIC locality and plain-words no
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from typing import Literal
+from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel
 
@@ -138,8 +139,27 @@ class Topology(BaseModel):
 # --- building ------------------------------------------------------------------------
 
 
+# Results by catalog and machine content, so an edit to one machine never recomputes another.
+_CACHE: WeakKeyDictionary[Catalog, OrderedDict[str, Topology]] = WeakKeyDictionary()
+_CACHE_SIZE = 4096
+
+
 def derive_topology(machine: Machine, catalog: Catalog) -> Topology:
-    """Everything the block diagram and ``topo`` show, for one machine."""
+    """Everything the block diagram and ``topo`` show, for one machine (cached by content)."""
+    per_catalog = _CACHE.setdefault(catalog, OrderedDict())
+    key = machine.model_dump_json()
+    cached = per_catalog.get(key)
+    if cached is not None:
+        per_catalog.move_to_end(key)
+        return cached
+    result = _derive(machine, catalog)
+    per_catalog[key] = result
+    if len(per_catalog) > _CACHE_SIZE:
+        per_catalog.popitem(last=False)
+    return result
+
+
+def _derive(machine: Machine, catalog: Catalog) -> Topology:
     board = board_of(machine, catalog)
     if board is None:
         return Topology(
