@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from enum import StrEnum
-from typing import Annotated, ClassVar, Literal, NewType
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
-
-PartId = NewType("PartId", str)
 
 _KEBAB = re.compile(r"^[a-z0-9]+(?:[.\-][a-z0-9]+)*$")
 
@@ -33,17 +30,6 @@ class Frozen(BaseModel):
     """Base of every immutable model: unknown fields are errors, values are frozen."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
-
-
-class PcieGen(StrEnum):
-    """PCIe generations by their usual name; values are the generation number."""
-
-    GEN1 = "1"
-    GEN2 = "2"
-    GEN3 = "3"
-    GEN4 = "4"
-    GEN5 = "5"
-    GEN6 = "6"
 
 
 # Bandwidth per lane per direction after encoding overhead (8b/10b for Gen1/2,
@@ -94,6 +80,8 @@ class Part(Frozen):
 class Gpu(Part):
     kind: ClassVar[str] = "gpu"
 
+    # Memory and compute figures are per GPU device (what nvidia-smi lists); power and
+    # dimensions are per card. A Tesla K80 card holds two devices (gpus_per_card = 2).
     product_line: Literal["geforce", "workstation", "datacenter", "radeon", "instinct", "arc"]
     architecture: str | None = None
     form_factor: Literal["pcie", "sxm", "oam"] = "pcie"
@@ -541,6 +529,3 @@ PART_KINDS: dict[str, type[Part]] = {
         LlmModel,
     )
 }
-
-# Parts that go in a PCIe slot or M.2 socket of a machine.
-CARD_KINDS: tuple[type[Part], ...] = (Gpu, Nic, Drive)
