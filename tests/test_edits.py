@@ -7,7 +7,7 @@ import pytest
 from rackplanner.core import edits
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.edits import Change, EditRefused
-from rackplanner.core.plan import PartCount, Plan
+from rackplanner.core.plan import Machine, PartCount, Plan, Rack
 from rackplanner.core.planfile import plan_to_json
 
 
@@ -42,6 +42,18 @@ def colo(empty: Plan, catalog: Catalog) -> Plan:
     ).plan
 
 
+def machine_of(plan: Plan, machine_id: str) -> Machine:
+    found = plan.machine(machine_id)
+    assert found is not None, f"no machine {machine_id}"
+    return found
+
+
+def rack_of(plan: Plan, rack_id: str) -> Rack:
+    found = plan.rack(rack_id)
+    assert found is not None, f"no rack {rack_id}"
+    return found
+
+
 def unchanged(before: Plan, snapshot: str) -> None:
     assert plan_to_json(before) == snapshot, "the edit modified the old plan"
 
@@ -69,13 +81,13 @@ def test_add_machine_refuses_unknown_and_wrong_parts(empty: Plan, catalog: Catal
 def test_rename_and_remove_machine(colo: Plan) -> None:
     snapshot = plan_to_json(colo)
     renamed = edits.rename_machine(colo, machine="gpu-1", name="Trainer")
-    assert renamed.plan.machine("gpu-1").name == "Trainer"  # type: ignore[union-attr]
+    assert machine_of(renamed.plan, "gpu-1").name == "Trainer"
     assert renamed.changes == {Change.MACHINES, Change.BOM}
     removed = edits.remove_machine(colo, machine="gpu-1")
     unchanged(colo, snapshot)
     assert [m.id for m in removed.plan.machines] == ["gpu-2"]
     # Its rack position goes with it.
-    assert [d.id for d in removed.plan.rack("rack-a").devices] == ["pdu-a"]  # type: ignore[union-attr]
+    assert [d.id for d in rack_of(removed.plan, "rack-a").devices] == ["pdu-a"]
     assert Change.RACK_LAYOUT in removed.changes and removed.racks == {"rack-a"}
     with pytest.raises(EditRefused, match="no machine 'gpu-9'"):
         edits.remove_machine(colo, machine="gpu-9")
@@ -85,7 +97,7 @@ def test_place_move_remove_card(rig: Plan, catalog: Catalog) -> None:
     snapshot = plan_to_json(rig)
     placed = edits.place_card(rig, machine="home-rig", slot="pciex16-g5-2", part="rtx-3090", catalog=catalog)
     unchanged(rig, snapshot)
-    assert [c.slot for c in placed.plan.machine("home-rig").cards] == ["pciex16-g5-1", "pciex16-g5-2"]  # type: ignore[union-attr]
+    assert [c.slot for c in machine_of(placed.plan, "home-rig").cards] == ["pciex16-g5-1", "pciex16-g5-2"]
     assert Change.TOPOLOGY in placed.changes and placed.machines == {"home-rig"}
     assert placed.label.startswith("Place ") and placed.label.endswith(" in PCIEX16(G5)_2")
 
@@ -93,10 +105,10 @@ def test_place_move_remove_card(rig: Plan, catalog: Catalog) -> None:
         rig, machine="home-rig", from_slot="pciex16-g5-1", to_slot="pciex16-chipset", catalog=catalog
     )
     unchanged(rig, snapshot)
-    assert [c.slot for c in moved.plan.machine("home-rig").cards] == ["pciex16-chipset"]  # type: ignore[union-attr]
+    assert [c.slot for c in machine_of(moved.plan, "home-rig").cards] == ["pciex16-chipset"]
 
     removed = edits.remove_card(rig, machine="home-rig", slot="pciex16-g5-1")
-    assert removed.plan.machine("home-rig").cards == []  # type: ignore[union-attr]
+    assert machine_of(removed.plan, "home-rig").cards == []
     unchanged(rig, snapshot)
 
 
@@ -121,10 +133,10 @@ def test_power_limit(rig: Plan, catalog: Catalog) -> None:
     snapshot = plan_to_json(rig)
     limited = edits.set_power_limit(rig, machine="home-rig", slot="pciex16-g5-1", watts=280, catalog=catalog)
     unchanged(rig, snapshot)
-    assert limited.plan.machine("home-rig").cards[0].power_limit_w == 280  # type: ignore[union-attr]
+    assert machine_of(limited.plan, "home-rig").cards[0].power_limit_w == 280
     assert limited.changes == {Change.POWER, Change.CAPACITY, Change.MACHINES}
     cleared = edits.set_power_limit(limited.plan, machine="home-rig", slot="pciex16-g5-1", watts=None, catalog=catalog)
-    assert cleared.plan.machine("home-rig").cards[0].power_limit_w is None  # type: ignore[union-attr]
+    assert machine_of(cleared.plan, "home-rig").cards[0].power_limit_w is None
     # RTX 3090 board power 350 W (catalog/gpu.yaml): a higher limit is refused.
     with pytest.raises(EditRefused, match=r"400 W is above the .*350 W board power"):
         edits.set_power_limit(rig, machine="home-rig", slot="pciex16-g5-1", watts=400, catalog=catalog)
@@ -132,7 +144,7 @@ def test_power_limit(rig: Plan, catalog: Catalog) -> None:
     moved = edits.move_card(
         limited.plan, machine="home-rig", from_slot="pciex16-g5-1", to_slot="pciex16-g5-2", catalog=catalog
     )
-    assert moved.plan.machine("home-rig").cards[0].power_limit_w == 280  # type: ignore[union-attr]
+    assert machine_of(moved.plan, "home-rig").cards[0].power_limit_w == 280
 
 
 def test_nvlink_bridge(rig: Plan, catalog: Catalog) -> None:
@@ -146,7 +158,7 @@ def test_nvlink_bridge(rig: Plan, catalog: Catalog) -> None:
         catalog=catalog,
     )
     unchanged(two, snapshot)
-    assert len(bridged.plan.machine("home-rig").bridges) == 1  # type: ignore[union-attr]
+    assert len(machine_of(bridged.plan, "home-rig").bridges) == 1
     with pytest.raises(EditRefused, match="already has a bridge"):
         edits.add_bridge(
             bridged.plan,
@@ -157,9 +169,9 @@ def test_nvlink_bridge(rig: Plan, catalog: Catalog) -> None:
         )
     # Removing a bridged card takes the bridge off too.
     without = edits.remove_card(bridged.plan, machine="home-rig", slot="pciex16-g5-2")
-    assert without.plan.machine("home-rig").bridges == []  # type: ignore[union-attr]
+    assert machine_of(without.plan, "home-rig").bridges == []
     unbridged = edits.remove_bridge(bridged.plan, machine="home-rig", slot="pciex16-g5-1")
-    assert unbridged.plan.machine("home-rig").bridges == []  # type: ignore[union-attr]
+    assert machine_of(unbridged.plan, "home-rig").bridges == []
 
 
 def test_bridge_refuses_cards_it_does_not_fit(rig: Plan, catalog: Catalog) -> None:
@@ -176,29 +188,29 @@ def test_bridge_refuses_cards_it_does_not_fit(rig: Plan, catalog: Catalog) -> No
 
 def test_configure_machine_drops_cards_the_new_board_lacks(rig: Plan, catalog: Catalog) -> None:
     result = edits.configure_machine(rig, machine="home-rig", board="x9drg-o-pcie", catalog=catalog)
-    assert result.plan.machine("home-rig").board == "x9drg-o-pcie"  # type: ignore[union-attr]
-    assert result.plan.machine("home-rig").cards == []  # type: ignore[union-attr]
+    assert machine_of(result.plan, "home-rig").board == "x9drg-o-pcie"
+    assert machine_of(result.plan, "home-rig").cards == []
     assert "1 cards taken out" in result.label
     psus = edits.configure_machine(
         rig, machine="home-rig", psus=[PartCount(part="seasonic-prime-tx-1600", count=1)], catalog=catalog
     )
-    assert psus.plan.machine("home-rig").psus[0].part == "seasonic-prime-tx-1600"  # type: ignore[union-attr]
-    assert psus.plan.machine("home-rig").cards == rig.machine("home-rig").cards  # type: ignore[union-attr]
+    assert machine_of(psus.plan, "home-rig").psus[0].part == "seasonic-prime-tx-1600"
+    assert machine_of(psus.plan, "home-rig").cards == machine_of(rig, "home-rig").cards
 
 
 def test_racks_and_devices(colo: Plan, catalog: Catalog) -> None:
     snapshot = plan_to_json(colo)
     moved = edits.move_device(colo, rack="rack-a", device="gpu-1", position_u=20)
     unchanged(colo, snapshot)
-    assert moved.plan.rack("rack-a").device("gpu-1").position_u == 20  # type: ignore[union-attr]
+    assert rack_of(moved.plan, "rack-a").device("gpu-1").position_u == 20
     assert moved.changes >= {Change.RACK_LAYOUT, Change.POWER}
     across = edits.move_device(colo, rack="rack-a", device="gpu-1", to_rack="rack-b", position_u=5)
-    assert across.plan.rack("rack-a").device("gpu-1") is None  # type: ignore[union-attr]
-    assert across.plan.rack("rack-b").device("gpu-1").position_u == 5  # type: ignore[union-attr]
+    assert rack_of(across.plan, "rack-a").device("gpu-1") is None
+    assert rack_of(across.plan, "rack-b").device("gpu-1").position_u == 5
     assert across.racks == {"rack-a", "rack-b"}
     unmounted = edits.unmount_device(colo, rack="rack-a", device="gpu-1")
-    assert unmounted.plan.rack("rack-a").device("gpu-1") is None  # type: ignore[union-attr]
-    assert unmounted.plan.machine("gpu-1") is not None  # the machine stays in the plan
+    assert rack_of(unmounted.plan, "rack-a").device("gpu-1") is None
+    assert machine_of(unmounted.plan, "gpu-1") is not None  # the machine stays in the plan
     with pytest.raises(EditRefused, match="already mounted in Rack A"):
         edits.mount_device(colo, rack="rack-b", name="again", machine="gpu-1", position_u=1, catalog=catalog)
     with pytest.raises(EditRefused, match="is a gpu, not a rack device"):
@@ -210,11 +222,11 @@ def test_racks_and_devices(colo: Plan, catalog: Catalog) -> None:
 def test_add_rename_remove_rack(colo: Plan, catalog: Catalog) -> None:
     snapshot = plan_to_json(colo)
     renamed = edits.rename_rack(colo, rack="rack-b", name="Spare")
-    assert renamed.plan.rack("rack-b").name == "Spare"  # type: ignore[union-attr]
+    assert rack_of(renamed.plan, "rack-b").name == "Spare"
     removed = edits.remove_rack(colo, rack="rack-a")
     unchanged(colo, snapshot)
     assert [r.id for r in removed.plan.racks] == ["rack-b"]
-    assert removed.plan.machine("gpu-1") is not None
+    assert machine_of(removed.plan, "gpu-1") is not None
     with pytest.raises(EditRefused, match=r"'apc-ap8881'.*is a pdu, not a rack|is a pdu, not a rack"):
         edits.add_rack(colo, name="Bad", part="apc-ap8881", catalog=catalog)
 
@@ -259,7 +271,7 @@ def test_outlet_assignment(colo: Plan, catalog: Catalog) -> None:
 def test_feeds(colo: Plan) -> None:
     removed = edits.remove_feed(colo, feed="feed-a")
     assert removed.plan.feeds == []
-    assert removed.plan.rack("rack-a").device("pdu-a").feed is None  # type: ignore[union-attr]
+    assert rack_of(removed.plan, "rack-a").device("pdu-a").feed is None
     assert removed.racks == {"rack-a"}
 
 

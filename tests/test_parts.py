@@ -58,8 +58,9 @@ def message(data: dict[str, Any], model: type[Board] | type[Pdu] = Board) -> str
 
 def test_valid_board_loads() -> None:
     parsed = Board.model_validate(board())
-    assert parsed.slot("s2") is not None
-    assert parsed.slot("s2").electrical_lanes == 8  # type: ignore[union-attr]
+    slot = parsed.slot("s2")
+    assert slot is not None
+    assert slot.electrical_lanes == 8
 
 
 def test_slot_on_missing_parent_is_named() -> None:

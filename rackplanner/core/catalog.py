@@ -123,11 +123,12 @@ def load_catalog(folders: Sequence[Path] | None = None, *, include_user: bool = 
     for folder in chain:
         if not folder.is_dir():
             raise CatalogError(f"{folder}: catalog folder does not exist")
-        _merge_folder(catalog, folder, replace=folder != BUILTIN_CATALOG_DIR)
+        _merge_folder(catalog, folder)
     return catalog
 
 
-def _merge_folder(catalog: Catalog, folder: Path, *, replace: bool) -> None:
+def _merge_folder(catalog: Catalog, folder: Path) -> None:
+    """Add a folder's entries: an id from an earlier folder is replaced; one used twice here is an error."""
     ids_here: dict[str, CatalogEntrySource] = {}
     for kind, path in _kind_files(folder):
         for index, part in load_catalog_file(path, kind):
@@ -138,8 +139,6 @@ def _merge_folder(catalog: Catalog, folder: Path, *, replace: bool) -> None:
                     f"{path}: entry {index}: id {part.id!r} is already used by {first.path.name} entry {first.index}"
                 )
             ids_here[part.id] = origin
-            if part.id in catalog.parts and not replace:
-                raise CatalogError(f"{path}: entry {index}: duplicate id {part.id!r}")
             catalog.parts[part.id] = part
             catalog.origins[part.id] = origin
 

@@ -270,8 +270,7 @@ def move_card(plan: Plan, *, machine: str, from_slot: str, to_slot: str, catalog
     ]
     final = moved_machine.model_copy(update={"cards": cards})
     board = _board(old, catalog)
-    src, dst = board.slot(from_slot), board.slot(to_slot)
-    label = f"Move {card.part} from {src.label if src else from_slot} to {dst.label if dst else to_slot}"
+    label = f"Move {card.part} from {board.slot_label(from_slot)} to {board.slot_label(to_slot)}"
     return EditResult(_replace_machine(plan, final), _MACHINE_PARTS, label, frozenset({machine}))
 
 

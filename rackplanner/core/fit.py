@@ -124,7 +124,7 @@ def _slot_cover(machine: Machine, board: Board, catalog: Catalog, add: Add) -> N
         ]
         for slot in covered:
             other = machine.card_in(slot.id)
-            label = board.slot(card.slot).label if board.slot(card.slot) else card.slot  # type: ignore[union-attr]
+            label = board.slot_label(card.slot)
             if other is not None:
                 add(
                     "error",
@@ -212,22 +212,22 @@ def _bridges(machine: Machine, board: Board, catalog: Catalog, add: Add) -> None
                 slots=list(link.slots),
                 parts=[bridge.id],
             )
-        positions = [board.slot(s).position if board.slot(s) else None for s in link.slots]  # type: ignore[union-attr]
-        if None in positions:
+        slots = [board.slot(s) for s in link.slots]
+        positions = [s.position for s in slots if s is not None and s.position is not None]
+        if len(positions) < 2:
             add(
                 "info",
                 "bridge-spacing-unknown",
-                f"The catalog does not give the spacing of slots {link.slots[0]} and {link.slots[1]}: check that "
-                f"the {bridge.slot_spacing}-slot bridge spans them.",
+                f"The catalog does not give the spacing of {board.slot_label(link.slots[0])} and "
+                f"{board.slot_label(link.slots[1])}: check that the {bridge.slot_spacing}-slot bridge spans them.",
                 slots=list(link.slots),
                 parts=[bridge.id],
             )
-        elif abs((positions[0] or 0) - (positions[1] or 0)) != bridge.slot_spacing:
+        elif (apart := abs(positions[0] - positions[1])) != bridge.slot_spacing:
             add(
                 "error",
                 "bridge-spacing",
-                f"The cards sit {abs((positions[0] or 0) - (positions[1] or 0))} slots apart; "
-                f"{bridge.model} spans {bridge.slot_spacing}.",
+                f"The cards sit {apart} slots apart; {bridge.model} spans {bridge.slot_spacing}.",
                 slots=list(link.slots),
                 parts=[bridge.id],
             )

@@ -350,6 +350,11 @@ class Board(Part):
     def slot(self, slot_id: str) -> Slot | None:
         return next((s for s in self.slots if s.id == slot_id), None)
 
+    def slot_label(self, slot_id: str) -> str:
+        """The label printed on the board, or the id itself for a slot the board lacks."""
+        slot = self.slot(slot_id)
+        return slot.label if slot is not None else slot_id
+
 
 # --- enclosures, power ---------------------------------------------------------------
 

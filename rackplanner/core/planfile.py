@@ -184,11 +184,11 @@ def check_references(plan: Plan, catalog: Catalog) -> list[str]:
 
     for mi, machine in enumerate(plan.machines):
         at = f"machines[{mi}]"
-        server = need(f"{at}.server", machine.server, Server)
+        need(f"{at}.server", machine.server, Server)
         need(f"{at}.board", machine.board, Board)
         need(f"{at}.chassis", machine.chassis, Chassis)
         need(f"{at}.cpu", machine.cpu, Cpu)
-        board = board_of(machine, catalog) if server is not None or machine.board else None
+        board = board_of(machine, catalog)
         for key, kinds in (("memory", (Memory,)), ("psus", (Psu,)), ("drives", (Drive,))):
             for i, item in enumerate(getattr(machine, key)):
                 need(f"{at}.{key}[{i}].part", item.part, *kinds)

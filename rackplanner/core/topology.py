@@ -387,7 +387,7 @@ def _nvlink_pairs(
             per_link = (gpu.nvlink_gbs / gpu.nvlink_links) if gpu and gpu.nvlink_gbs and gpu.nvlink_links else 0.0
             links[frozenset((a, b))] = (wire.links, round(per_link * wire.links, 2))
     if board.nvswitch_gbs_per_gpu:
-        sxm = [g for g in gpus if board.slot(g.slot) and board.slot(g.slot).kind == "sxm"]  # type: ignore[union-attr]
+        sxm = [g for g in gpus if (slot := board.slot(g.slot)) is not None and slot.kind == "sxm"]
         for i, a_dev in enumerate(sxm):
             gpu = catalog.get_as(a_dev.part, Gpu)
             count = gpu.nvlink_links if gpu and gpu.nvlink_links else 0
@@ -623,7 +623,7 @@ def explain(topo: Topology, machine: Machine, board: Board, catalog: Catalog) ->
     for group in board.bifurcation_groups:
         used = [s for s in group.slots if machine.card_in(s)]
         if len(used) > 1:
-            labels = " and ".join(board.slot(s).label for s in used if board.slot(s))  # type: ignore[union-attr]
+            labels = " and ".join(board.slot_label(s) for s in used)
             notes.append(f"{labels} share {group.lanes} lanes: with both filled each gets x{group.split_lanes}.")
     by_socket: dict[int, list[str]] = {}
     for g in gpus:
