@@ -512,6 +512,34 @@ class LlmModel(Part):
     moe_experts: int | None = Field(default=None, ge=1)
     moe_active_experts: int | None = Field(default=None, ge=1)
     license: str | None = None
+    # Architecture details for recomputing the parameter count (core/llm_shape.py).
+    # Defaults describe a Llama-style model: gated (SwiGLU) MLP, separate LM head.
+    tie_word_embeddings: bool = False
+    mlp_gated: bool = True
+    # MoE: width of one routed expert's MLP when it differs from intermediate_size,
+    # always-on shared experts of that width, and leading dense layers (DeepSeek's
+    # first_k_dense_replace) whose MLP is intermediate_size wide.
+    moe_intermediate_size: int | None = Field(default=None, ge=1)
+    moe_shared_experts: int | None = Field(default=None, ge=1)
+    moe_dense_layers: int | None = Field(default=None, ge=1)
+    # Multi-head latent attention (DeepSeek-V2/V3): head_dim is then the query/key head
+    # width (no-RoPE part + RoPE part); the KV cache holds kv_lora_rank + qk_rope_head_dim
+    # values per token and layer instead of 2 x kv_heads x head_dim.
+    q_lora_rank: int | None = Field(default=None, ge=1)
+    kv_lora_rank: int | None = Field(default=None, ge=1)
+    qk_rope_head_dim: int | None = Field(default=None, ge=1)
+    v_head_dim: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _architecture_is_consistent(self) -> LlmModel:
+        if self.attention_heads % self.kv_heads:
+            raise ValueError(f"kv_heads {self.kv_heads} does not divide attention_heads {self.attention_heads}")
+        if (self.moe_experts is None) != (self.moe_active_experts is None):
+            raise ValueError("moe_experts and moe_active_experts go together")
+        mla = (self.kv_lora_rank, self.qk_rope_head_dim, self.v_head_dim)
+        if any(v is not None for v in mla) and any(v is None for v in mla):
+            raise ValueError("latent attention needs kv_lora_rank, qk_rope_head_dim and v_head_dim")
+        return self
 
 
 PART_KINDS: dict[str, type[Part]] = {

@@ -1,0 +1,149 @@
+"""Parameter counts recomputed from architectures, against the counts the publishers state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from rackplanner.core.llm_shape import active_parameter_count_b, kv_cache_values_per_token, parameter_count_b
+from rackplanner.core.parts import LlmModel
+
+
+def _model(**arch: Any) -> LlmModel:
+    fields: dict[str, Any] = {
+        "id": "m",
+        "vendor": "v",
+        "model": "m",
+        "source": ["test"],
+        "family": "f",
+        "params_b": 1,
+        "max_context": 4096,
+        "head_dim": 128,
+    }
+    fields.update(arch)
+    return LlmModel(**fields)
+
+
+# https://huggingface.co/meta-llama/Llama-2-7b-hf config.json (32 layers, hidden 4096, MLP 11008,
+# 32 heads, 32 KV heads, vocab 32000, untied head).
+LLAMA_2_7B = _model(
+    layers=32, hidden_size=4096, intermediate_size=11008, attention_heads=32, kv_heads=32, vocab_size=32000
+)
+# https://huggingface.co/meta-llama/Llama-3.1-8B config.json (GQA with 8 KV heads, vocab 128256).
+LLAMA_31_8B = _model(
+    layers=32, hidden_size=4096, intermediate_size=14336, attention_heads=32, kv_heads=8, vocab_size=128256
+)
+# https://huggingface.co/mistralai/Mixtral-8x7B-v0.1 config.json (8 local experts, 2 per token).
+MIXTRAL_8X7B = _model(
+    layers=32,
+    hidden_size=4096,
+    intermediate_size=14336,
+    attention_heads=32,
+    kv_heads=8,
+    vocab_size=32000,
+    moe_experts=8,
+    moe_active_experts=2,
+)
+# https://huggingface.co/deepseek-ai/DeepSeek-V3 config.json: 61 layers (first 3 dense, MLP 18432),
+# 256 routed experts of width 2048 (8 per token) + 1 shared, MLA with q_lora_rank 1536,
+# kv_lora_rank 512, qk_nope 128 + qk_rope 64, v_head_dim 128, vocab 129280.
+DEEPSEEK_V3 = _model(
+    layers=61,
+    hidden_size=7168,
+    intermediate_size=18432,
+    attention_heads=128,
+    kv_heads=128,
+    head_dim=192,
+    vocab_size=129280,
+    moe_experts=256,
+    moe_active_experts=8,
+    moe_intermediate_size=2048,
+    moe_shared_experts=1,
+    moe_dense_layers=3,
+    q_lora_rank=1536,
+    kv_lora_rank=512,
+    qk_rope_head_dim=64,
+    v_head_dim=128,
+)
+# https://huggingface.co/Qwen/Qwen3-30B-A3B config.json: 48 layers, hidden 2048, 128 experts of
+# width 768 (8 per token), 32 heads, 4 KV heads, head_dim 128, vocab 151936.
+QWEN3_30B_A3B = _model(
+    layers=48,
+    hidden_size=2048,
+    intermediate_size=6144,
+    attention_heads=32,
+    kv_heads=4,
+    vocab_size=151936,
+    moe_experts=128,
+    moe_active_experts=8,
+    moe_intermediate_size=768,
+)
+
+
+def test_llama_2_7b() -> None:
+    # Hugging Face shows "Model size 6.74B params" for meta-llama/Llama-2-7b-hf.
+    assert parameter_count_b(LLAMA_2_7B) == pytest.approx(6.74, abs=0.005)
+    assert active_parameter_count_b(LLAMA_2_7B) == parameter_count_b(LLAMA_2_7B)
+
+
+def test_llama_31_8b() -> None:
+    # Hugging Face shows "Model size 8.03B params" for meta-llama/Llama-3.1-8B.
+    assert parameter_count_b(LLAMA_31_8B) == pytest.approx(8.03, abs=0.005)
+
+
+def test_mixtral_total_and_active() -> None:
+    # https://mistral.ai/news/mixtral-of-experts: "46.7B total parameters but only uses
+    # 12.9B parameters per token".
+    assert parameter_count_b(MIXTRAL_8X7B) == pytest.approx(46.7, abs=0.05)
+    assert active_parameter_count_b(MIXTRAL_8X7B) == pytest.approx(12.9, abs=0.05)
+
+
+def test_deepseek_v3_total_and_active() -> None:
+    # DeepSeek-V3 technical report (arXiv 2412.19437): 671B total, 37B activated per token
+    # (the 14B multi-token-prediction module on the Hub is not part of the main model).
+    assert parameter_count_b(DEEPSEEK_V3) == pytest.approx(671, rel=0.005)
+    assert active_parameter_count_b(DEEPSEEK_V3) == pytest.approx(37, rel=0.02)
+
+
+def test_qwen3_moe_total_and_active() -> None:
+    # https://huggingface.co/Qwen/Qwen3-30B-A3B model card: 30.5B total, 3.3B activated.
+    assert parameter_count_b(QWEN3_30B_A3B) == pytest.approx(30.5, abs=0.05)
+    assert active_parameter_count_b(QWEN3_30B_A3B) == pytest.approx(3.3, abs=0.06)
+
+
+def test_tied_embeddings_drop_the_head() -> None:
+    tied = LLAMA_2_7B.model_copy(update={"tie_word_embeddings": True})
+    # One vocab × hidden matrix fewer: 32000 × 4096 = 131,072,000.
+    assert parameter_count_b(LLAMA_2_7B) - parameter_count_b(tied) == pytest.approx(0.131072)
+
+
+def test_non_gated_mlp_has_two_matrices() -> None:
+    plain = LLAMA_2_7B.model_copy(update={"mlp_gated": False})
+    # One hidden × intermediate matrix fewer per layer: 32 × 4096 × 11008.
+    assert parameter_count_b(LLAMA_2_7B) - parameter_count_b(plain) == pytest.approx(32 * 4096 * 11008 / 1e9)
+
+
+def test_kv_cache_values_per_token() -> None:
+    # Llama-2-7B: 2 × 32 layers × 32 KV heads × 128 = 262,144 values (0.5 MiB at FP16).
+    assert kv_cache_values_per_token(LLAMA_2_7B) == 262_144
+    # GQA: 8 KV heads instead of 32, a quarter of that.
+    assert kv_cache_values_per_token(LLAMA_31_8B) == 65_536
+    # MLA: 61 × (512 + 64) = 35,136, about 70 KB per token at BF16.
+    assert kv_cache_values_per_token(DEEPSEEK_V3) == 35_136
+
+
+def test_unknown_intermediate_size_is_an_error() -> None:
+    with pytest.raises(ValueError, match="intermediate_size"):
+        parameter_count_b(LLAMA_2_7B.model_copy(update={"intermediate_size": None}))
+
+
+def test_kv_heads_must_divide_heads() -> None:
+    with pytest.raises(ValidationError, match="does not divide"):
+        _model(layers=1, hidden_size=64, attention_heads=6, kv_heads=4, vocab_size=10)
+
+
+def test_partial_latent_attention_is_rejected() -> None:
+    with pytest.raises(ValidationError, match="latent attention"):
+        _model(layers=1, hidden_size=64, attention_heads=4, kv_heads=4, vocab_size=10, kv_lora_rank=16)
