@@ -143,6 +143,17 @@ class Cpu(Part):
     peak_tflops: float | None = Field(default=None, gt=0)
     # Unified-memory SoCs (Apple M-series): bandwidth of the package, GB/s.
     mem_bw_gbs: float | None = Field(default=None, gt=0)
+    # Per-socket memory bandwidth as the vendor states it (AMD's "Per Socket Mem BW"), GB/s;
+    # the catalog tests hold it against channels x MT/s x 8 B to catch typos.
+    stated_mem_bw_gbs: float | None = Field(default=None, gt=0)
+    l3_cache_mb: float | None = Field(default=None, gt=0)
+    # PCIe lanes a two-socket system exposes in total, where a source gives it (EPYC spends
+    # part of each socket's lanes on the socket-to-socket links).
+    pcie_lanes_2p: int | None = Field(default=None, ge=0)
+    # Peak double/single-precision FLOP per cycle per core (FMA counted as 2), for capacity
+    # estimates: cores x clock x this = peak FLOP/s.
+    fp64_flops_per_cycle_per_core: int | None = Field(default=None, ge=1)
+    fp32_flops_per_cycle_per_core: int | None = Field(default=None, ge=1)
 
     @property
     def theoretical_mem_bw_gbs(self) -> float:
