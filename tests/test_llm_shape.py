@@ -82,6 +82,34 @@ QWEN3_30B_A3B = _model(
 )
 
 
+# https://huggingface.co/keras/gpt_oss_20b_en task.json (port of openai/gpt-oss-20b): 24 layers,
+# hidden 2880, 32 experts of width 2880 (4 per token), 64 heads of 64, 8 KV heads, vocab 201088.
+GPT_OSS_20B = _model(
+    layers=24,
+    hidden_size=2880,
+    intermediate_size=2880,
+    attention_heads=64,
+    kv_heads=8,
+    head_dim=64,
+    vocab_size=201088,
+    moe_experts=32,
+    moe_active_experts=4,
+)
+# IEIT-Yuan/Yuan-2.0 examples/pretrain_yuan2.0_102B.sh (84 layers, hidden 8192, 64 heads, SwiGLU,
+# localized filtering) with the MLP width 32768, vocab 135040 and tied embeddings of
+# https://huggingface.co/IEITYuan/Yuan2-51B-hf config.json (the same width at half the depth).
+YUAN2_102B = _model(
+    layers=84,
+    hidden_size=8192,
+    intermediate_size=32768,
+    attention_heads=64,
+    kv_heads=64,
+    vocab_size=135040,
+    tie_word_embeddings=True,
+    localized_filtering=True,
+)
+
+
 def test_llama_2_7b() -> None:
     # Hugging Face shows "Model size 6.74B params" for meta-llama/Llama-2-7b-hf.
     assert parameter_count_b(LLAMA_2_7B) == pytest.approx(6.74, abs=0.005)
@@ -105,6 +133,26 @@ def test_deepseek_v3_total_and_active() -> None:
     # (the 14B multi-token-prediction module on the Hub is not part of the main model).
     assert parameter_count_b(DEEPSEEK_V3) == pytest.approx(671, rel=0.005)
     assert active_parameter_count_b(DEEPSEEK_V3) == pytest.approx(37, rel=0.02)
+    # README_WEIGHTS.md of deepseek-ai/DeepSeek-V3: "Activation parameters: 36.6B (including
+    # 0.9B for the output Head)", i.e. without the input embedding.
+    assert active_parameter_count_b(DEEPSEEK_V3, count_input_embedding=False) == pytest.approx(36.6, abs=0.05)
+
+
+def test_gpt_oss_leaves_the_input_embedding_out_of_active() -> None:
+    # https://openai.com/index/introducing-gpt-oss/: gpt-oss-20b has 21B parameters and
+    # activates 3.6B per token (model card: 20.91B total, 3.61B active).
+    assert parameter_count_b(GPT_OSS_20B) == pytest.approx(20.91, abs=0.02)
+    assert active_parameter_count_b(GPT_OSS_20B, count_input_embedding=False) == pytest.approx(3.61, abs=0.02)
+    # Counting the 0.58B input table as well would overstate the per-token weights by 16%.
+    assert active_parameter_count_b(GPT_OSS_20B) == pytest.approx(4.19, abs=0.02)
+
+
+def test_yuan_localized_filtering_counts() -> None:
+    # Yuan 2.0 paper (arXiv 2311.15786): 102.6B parameters. Without the two filtering
+    # convolutions per layer the count would be 11.3B short.
+    assert parameter_count_b(YUAN2_102B) == pytest.approx(102.6, abs=0.1)
+    plain = YUAN2_102B.model_copy(update={"localized_filtering": False})
+    assert parameter_count_b(YUAN2_102B) - parameter_count_b(plain) == pytest.approx(84 * (2 * 8192**2 + 8192) / 1e9)
 
 
 def test_qwen3_moe_total_and_active() -> None:
@@ -117,6 +165,8 @@ def test_tied_embeddings_drop_the_head() -> None:
     tied = LLAMA_2_7B.model_copy(update={"tie_word_embeddings": True})
     # One vocab × hidden matrix fewer: 32000 × 4096 = 131,072,000.
     assert parameter_count_b(LLAMA_2_7B) - parameter_count_b(tied) == pytest.approx(0.131072)
+    # The shared table is still read as the LM head, so leaving out the input side changes nothing.
+    assert active_parameter_count_b(tied, count_input_embedding=False) == parameter_count_b(tied)
 
 
 def test_non_gated_mlp_has_two_matrices() -> None:

@@ -11,7 +11,8 @@ The counts follow the weight matrices of a decoder-only transformer as Hugging F
 - MLP per layer: ``3 × hidden × intermediate`` when gated (SwiGLU/GeGLU), ``2 ×`` otherwise;
   a mixture-of-experts layer holds ``experts`` such MLPs plus shared experts and a
   ``hidden × experts`` router;
-- norms: two per layer and a final one, ``hidden`` weights each.
+- norms: two per layer and a final one, ``hidden`` weights each;
+- Yuan 2.0's localized filtering: ``2 × hidden²`` convolution weights per layer.
 
 Biases, rotary tables and vision towers are left out: they are well under 1% for the
 text models in the catalog (a multimodal checkpoint's stated size can include a vision
@@ -62,10 +63,15 @@ def _layer_counts(model: LlmModel) -> tuple[int, int]:
     return dense, model.layers - dense
 
 
-def _params(model: LlmModel, experts_counted: int) -> int:
+def _params(model: LlmModel, experts_counted: int, input_embedding: bool = True) -> int:
     hidden = model.hidden_size
-    embeddings = model.vocab_size * hidden * (1 if model.tie_word_embeddings else 2)
+    # A tied table is also the LM head, so it stays even when the input side is left out.
+    tables = 1 if model.tie_word_embeddings or not input_embedding else 2
+    embeddings = model.vocab_size * hidden * tables
     per_layer = _attention_params(model) + 2 * hidden
+    if model.localized_filtering:
+        # two convolutions with hidden x hidden/2 x kernel 2 weights each, and their norm
+        per_layer += 2 * hidden * hidden + hidden
     dense_layers, moe_layers = _layer_counts(model)
     total = embeddings + hidden + model.layers * per_layer
     if dense_layers:
@@ -88,15 +94,18 @@ def parameter_count_b(model: LlmModel) -> float:
     return _params(model, model.moe_experts or 0) / 1e9
 
 
-def active_parameter_count_b(model: LlmModel) -> float:
-    """Parameters used per token in billions: the routed experts only, for MoE models.
+def active_parameter_count_b(model: LlmModel, *, count_input_embedding: bool = True) -> float:
+    """Parameters used per token in billions: only the routed experts of MoE layers.
 
-    Equal to parameter_count_b for a dense model; Mixtral-8x7B gives 12.9.
+    Publishers differ on the input embedding, which is a table lookup rather than a
+    matrix product: Mistral and Qwen count it (Mixtral-8x7B gives 12.9), OpenAI and
+    DeepSeek leave it out (gpt-oss-20b gives 3.6 with count_input_embedding=False).
+    A tied table doubles as the LM head and is always counted. Equal to
+    parameter_count_b for a dense model when the input embedding is counted.
     """
-    if model.moe_experts is None:
-        return parameter_count_b(model)
-    assert model.moe_active_experts is not None
-    return _params(model, model.moe_active_experts) / 1e9
+    experts = model.moe_active_experts if model.moe_experts is not None else 0
+    assert experts is not None
+    return _params(model, experts, count_input_embedding) / 1e9
 
 
 def kv_cache_values_per_token(model: LlmModel) -> int:

@@ -571,5 +571,8 @@ PART_KINDS: dict[str, type[Part]] = {
         Pdu,
         NetworkSwitch,
         LlmModel,
+    # Yuan 2.0's localized filtering before q/k: two kernel-2 convolutions
+    # hidden -> hidden/2 -> hidden, 2 x hidden^2 weights per layer.
+    localized_filtering: bool = False
     )
 }
