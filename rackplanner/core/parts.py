@@ -540,6 +540,9 @@ class LlmModel(Part):
     kv_lora_rank: int | None = Field(default=None, ge=1)
     qk_rope_head_dim: int | None = Field(default=None, ge=1)
     v_head_dim: int | None = Field(default=None, ge=1)
+    # Yuan 2.0's localized filtering before q/k: two kernel-2 convolutions
+    # hidden -> hidden/2 -> hidden, 2 x hidden^2 weights per layer.
+    localized_filtering: bool = False
 
     @model_validator(mode="after")
     def _architecture_is_consistent(self) -> LlmModel:
@@ -571,8 +574,5 @@ PART_KINDS: dict[str, type[Part]] = {
         Pdu,
         NetworkSwitch,
         LlmModel,
-    # Yuan 2.0's localized filtering before q/k: two kernel-2 convolutions
-    # hidden -> hidden/2 -> hidden, 2 x hidden^2 weights per layer.
-    localized_filtering: bool = False
     )
 }
