@@ -228,13 +228,17 @@ class RootComplex(Frozen):
     id: KebabId
     socket: int = Field(ge=0)
     lanes: int | None = Field(default=None, ge=1)
+    # NUMA node of this host bridge where a socket is split into several (EPYC NPS2/NPS4,
+    # DGX A100); None means the socket's own node.
+    numa_node: int | None = Field(default=None, ge=0)
 
 
 class SwitchOnBoard(Frozen):
     """A PCIe switch (PLX/PEX) soldered on the board or on a riser card."""
 
     id: KebabId
-    part: KebabId
+    # The switch chip; None where no source names it (its lane budget is then not checked).
+    part: KebabId | None = None
     upstream: KebabId
     upstream_lanes: PcieLanes
     upstream_gen: Generation

@@ -10,7 +10,8 @@ uplink bandwidths, a ring all-reduce bottleneck, NIC locality and plain-words no
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 from weakref import WeakKeyDictionary
 
@@ -159,6 +160,77 @@ def derive_topology(machine: Machine, catalog: Catalog) -> Topology:
     return result
 
 
+@dataclass(frozen=True)
+class _BoardInfo:
+    """What every derivation on a board needs, worked out once per catalog board."""
+
+    board: Board
+    slots: dict[str, Slot]
+    groups: dict[str, BifurcationGroup]
+    chains: dict[str, list[str]]  # slot id -> bridges up to and including its root complex
+    sockets: dict[str, int]  # root complex -> socket
+    numa: dict[str, int]  # root complex -> NUMA node
+    node_place: dict[str, tuple[int, int]]  # root complex -> (its node's index in the socket, nodes in socket)
+    uplink_gbs: dict[str, float]  # switch or chipset -> its upstream link, GB/s per direction
+    problems: tuple[str, ...]
+    # Filled as machines are derived: (slot, slot) -> (PCIe path class, narrowest uplink on that path),
+    # and the P2P/RDMA verdict per combination of parts and path.
+    paths: dict[tuple[str, str], tuple[PathCode, float]] = field(default_factory=dict)
+    verdicts: dict[tuple[object, ...], tuple[bool, str, str]] = field(default_factory=dict)
+
+
+# Catalog boards are immutable once loaded, so their derived layout is kept beside the catalog.
+_BOARDS: WeakKeyDictionary[Catalog, dict[str, _BoardInfo]] = WeakKeyDictionary()
+
+
+def _board_info(board: Board, catalog: Catalog) -> _BoardInfo:
+    per_catalog = _BOARDS.setdefault(catalog, {})
+    info = per_catalog.get(board.id)
+    if info is not None and info.board is board:
+        return info
+    switches = {sw.id: sw for sw in board.switches}
+    sockets = {rc.id: rc.socket for rc in board.root_complexes}
+    numa = {rc.id: rc.socket if rc.numa_node is None else rc.numa_node for rc in board.root_complexes}
+    nodes_of_socket: dict[int, list[int]] = {}
+    for rc in board.root_complexes:
+        nodes = nodes_of_socket.setdefault(rc.socket, [])
+        if numa[rc.id] not in nodes:
+            nodes.append(numa[rc.id])
+    node_place = {
+        rc.id: (sorted(nodes_of_socket[rc.socket]).index(numa[rc.id]), len(nodes_of_socket[rc.socket]))
+        for rc in board.root_complexes
+    }
+    uplink = {sw.id: pcie_gbs(sw.upstream_gen, sw.upstream_lanes) for sw in board.switches}
+    if board.chipset is not None:
+        uplink[board.chipset.id] = pcie_gbs(board.chipset.uplink_gen, board.chipset.uplink_lanes)
+    chipset_root = _chipset_root(board)
+    chains: dict[str, list[str]] = {}
+    for slot in board.slots:
+        chain: list[str] = []
+        node = slot.parent
+        while node in switches:
+            chain.append(node)
+            node = switches[node].upstream
+        if board.chipset is not None and node == board.chipset.id:
+            chain.append(node)
+            node = chipset_root or node
+        chain.append(node)
+        chains[slot.id] = chain
+    info = _BoardInfo(
+        board=board,
+        slots={s.id: s for s in board.slots},
+        groups={g.id: g for g in board.bifurcation_groups},
+        chains=chains,
+        sockets=sockets,
+        numa=numa,
+        node_place=node_place,
+        uplink_gbs=uplink,
+        problems=tuple(check_board(board, catalog)),
+    )
+    per_catalog[board.id] = info
+    return info
+
+
 def _derive(machine: Machine, catalog: Catalog) -> Topology:
     board = board_of(machine, catalog)
     if board is None:
@@ -179,27 +251,31 @@ def _derive(machine: Machine, catalog: Catalog) -> Topology:
             notes=[],
             problems=[f"{machine.name} has no board: choose a board or server"],
         )
-    problems = check_board(board, catalog)
+    info = _board_info(board, catalog)
+    problems = list(info.problems)
     cpu = catalog.get_as(machine.cpu, Cpu) if machine.cpu else None
-    devices = _devices(machine, board, catalog, cpu, problems)
+    devices = _devices(machine, info, catalog, cpu, problems)
     gpus = [d for d in devices if d.kind == "gpu"]
     nics = [d for d in devices if d.kind == "nic"]
-    nv_links = _nvlink_pairs(machine, board, catalog, gpus)
+    nv_links = _nvlink_pairs(machine, info, catalog, gpus)
     amd_host = cpu is not None and cpu.vendor.upper() == "AMD"
+    parts = {d.name: catalog.get(d.part) for d in devices}
     pairs: list[PairPath] = []
-    matrix: dict[str, dict[str, PathCode]] = {d.name: {} for d in [*gpus, *nics]}
     ordered = [*gpus, *nics]
+    matrix: dict[str, dict[str, PathCode]] = {d.name: {} for d in ordered}
     for i, a in enumerate(ordered):
         matrix[a.name][a.name] = "X"
         for b in ordered[i + 1 :]:
-            pair = _pair(a, b, nv_links, catalog, amd_host=amd_host, gpu_count=len(gpus), board=board)
+            pair = _pair(a, b, nv_links, parts, amd_host=amd_host, gpu_count=len(gpus), info=info)
             pairs.append(pair)
             matrix[a.name][b.name] = matrix[b.name][a.name] = pair.code
-    uplinks = _uplinks(board, devices, catalog)
+    uplinks = _uplinks(board, devices)
     nearest: dict[str, tuple[str, PathCode] | None] = {}
     for gpu in gpus:
-        options = [(PATH_RANK[matrix[gpu.name][nic.name]], nic.name) for nic in nics]
-        nearest[gpu.name] = (min(options)[1], matrix[gpu.name][min(options)[1]]) if options else None
+        row = matrix[gpu.name]
+        options = [(PATH_RANK[row[nic.name]], nic.name) for nic in nics]
+        best = min(options)[1] if options else None
+        nearest[gpu.name] = (best, row[best]) if best is not None else None
     topo = Topology(
         machine=machine.id,
         board=board.id,
@@ -218,8 +294,9 @@ def _derive(machine: Machine, catalog: Catalog) -> Topology:
         problems=problems,
     )
     if len(gpus) >= 2:
-        topo = topo.model_copy(update={"ring": ring_allreduce(topo, [g.name for g in gpus])})
-    return topo.model_copy(update={"notes": explain(topo, machine, board, catalog)})
+        topo.ring = ring_allreduce(topo, [g.name for g in gpus])
+    topo.notes = explain(topo, machine, board, catalog)
+    return topo
 
 
 def check_board(board: Board, catalog: Catalog) -> list[str]:
@@ -227,11 +304,14 @@ def check_board(board: Board, catalog: Catalog) -> list[str]:
     problems: list[str] = []
     groups = {g.id: g for g in board.bifurcation_groups}
     for sw in board.switches:
+        if sw.part is None:
+            continue
         part = catalog.get_as(sw.part, PcieSwitch)
         if part is None:
             problems.append(f"{board.id}: switch {sw.id} names {sw.part!r}, which is not a PCIe switch in the catalog")
             continue
         below = _lanes_below(board, sw.id, groups) + sw.upstream_lanes
+        below += sum(down.upstream_lanes for down in board.switches if down.upstream == sw.id)
         if below > part.lanes:
             problems.append(
                 f"{board.id}: switch {sw.id} ({part.model}, {part.lanes} lanes) is wired to {below} lanes "
@@ -287,32 +367,40 @@ def _chain(board: Board, slot: Slot) -> list[str]:
     return chain
 
 
-def _cpu_affinity(cpu: Cpu | None, sockets: int, socket: int) -> str:
-    """Logical CPUs of a socket as Linux numbers them: physical cores first, then SMT siblings."""
+def _cpu_affinity(cpu: Cpu | None, sockets: int, socket: int, node_index: int = 0, nodes_in_socket: int = 1) -> str:
+    """Logical CPUs of a NUMA node as Linux numbers them: physical cores first, then SMT siblings.
+
+    A socket split into several NUMA nodes (NPS2/NPS4) gives each node an equal share of
+    its cores, in order.
+    """
     if cpu is None:
         return "N/A"
     cores = cpu.cores
-    first = socket * cores
-    spans = [(first, first + cores - 1)]
+    share = cores // nodes_in_socket if nodes_in_socket > 1 and cores % nodes_in_socket == 0 else cores
+    first = socket * cores + (node_index * share if share < cores else 0)
+    spans = [(first, first + share - 1)]
     if cpu.threads > cores:
         sibling = sockets * cores + first
-        spans.append((sibling, sibling + cores - 1))
+        spans.append((sibling, sibling + share - 1))
     if len(spans) == 2 and spans[1][0] == spans[0][1] + 1:
         spans = [(spans[0][0], spans[1][1])]
     return ",".join(f"{a}-{b}" for a, b in spans)
 
 
+_PREFIX = {"gpu": "GPU", "nic": "NIC", "nvme": "NVMe"}
+
+
 def _devices(
-    machine: Machine, board: Board, catalog: Catalog, cpu: Cpu | None, problems: list[str]
+    machine: Machine, info: _BoardInfo, catalog: Catalog, cpu: Cpu | None, problems: list[str]
 ) -> list[TopologyDevice]:
-    occupied = {card.slot for card in machine.cards}
-    groups = {g.id: g for g in board.bifurcation_groups}
-    sockets = {rc.id: rc.socket for rc in board.root_complexes}
+    board = info.board
+    cards = {card.slot: card for card in machine.cards}
     counters: Counter[str] = Counter()
     devices = []
+    affinity: dict[str, str] = {}
     # Enumerate in the board's slot order, as the BIOS walks the buses.
     for slot in board.slots:
-        card = machine.card_in(slot.id)
+        card = cards.get(slot.id)
         if card is None:
             continue
         part = catalog.get(card.part)
@@ -326,22 +414,24 @@ def _devices(
         else:
             continue
         slot_lanes = int(slot.electrical_lanes)
-        group = groups.get(slot.bifurcation_group or "")
+        group = info.groups.get(slot.bifurcation_group or "")
         if group is not None:
-            shared = sum(1 for s in group.slots if s in occupied) > 1
+            shared = sum(1 for s in group.slots if s in cards) > 1
             slot_lanes = min(slot_lanes, int(group.split_lanes if shared else group.lanes))
         link_lanes, link_gen = min(slot_lanes, lanes), min(slot.gen, gen)
-        chain = _chain(board, slot)
+        chain = info.chains[slot.id]
         root = chain[-1]
-        if root not in sockets:
+        if root not in info.sockets:
             problems.append(f"slot {slot.id} does not lead to a root complex")
             continue
         count = counters[kind]
         counters[kind] += 1
-        socket = sockets[root]
+        socket = info.sockets[root]
+        if root not in affinity:
+            affinity[root] = _cpu_affinity(cpu, board.sockets, socket, *info.node_place[root])
         devices.append(
             TopologyDevice(
-                name={"gpu": "GPU", "nic": "NIC", "nvme": "NVMe"}[kind] + str(count),
+                name=_PREFIX[kind] + str(count),
                 kind=kind,
                 slot=slot.id,
                 slot_label=slot.label,
@@ -354,24 +444,25 @@ def _devices(
                 slot_lanes=slot_lanes,
                 card_gen=gen,
                 card_lanes=lanes,
-                chain=chain,
+                chain=list(chain),
                 root_complex=root,
                 socket=socket,
-                numa_node=socket,
-                cpu_affinity=_cpu_affinity(cpu, board.sockets, socket),
+                numa_node=info.numa[root],
+                cpu_affinity=affinity[root],
                 power_limit_w=card.power_limit_w,
             )
         )
     for card in machine.cards:
-        if board.slot(card.slot) is None:
+        if card.slot not in info.slots:
             problems.append(f"{card.part} is in slot {card.slot!r}, which {board.model} does not have")
     return devices
 
 
 def _nvlink_pairs(
-    machine: Machine, board: Board, catalog: Catalog, gpus: Sequence[TopologyDevice]
+    machine: Machine, info: _BoardInfo, catalog: Catalog, gpus: Sequence[TopologyDevice]
 ) -> dict[frozenset[str], tuple[int, float]]:
     """NVLink connections as {pair of GPU names: (links, GB/s per direction)}."""
+    board = info.board
     by_slot = {g.slot: g.name for g in gpus}
     links: dict[frozenset[str], tuple[int, float]] = {}
     for bridge in machine.bridges:
@@ -379,15 +470,17 @@ def _nvlink_pairs(
         a, b = (by_slot.get(s) for s in bridge.slots)
         if part is not None and a and b:
             links[frozenset((a, b))] = (part.links, part.gbs_per_direction)
-    for wire in board.nvlink_wiring:
-        a, b = by_slot.get(wire.a), by_slot.get(wire.b)
-        card = machine.card_in(wire.a)
-        gpu = catalog.get_as(card.part, Gpu) if card is not None else None
-        if a and b:
-            per_link = (gpu.nvlink_gbs / gpu.nvlink_links) if gpu and gpu.nvlink_gbs and gpu.nvlink_links else 0.0
-            links[frozenset((a, b))] = (wire.links, round(per_link * wire.links, 2))
+    if board.nvlink_wiring:
+        cards = {card.slot: card for card in machine.cards}
+        for wire in board.nvlink_wiring:
+            a, b = by_slot.get(wire.a), by_slot.get(wire.b)
+            card = cards.get(wire.a)
+            gpu = catalog.get_as(card.part, Gpu) if card is not None else None
+            if a and b:
+                per_link = (gpu.nvlink_gbs / gpu.nvlink_links) if gpu and gpu.nvlink_gbs and gpu.nvlink_links else 0.0
+                links[frozenset((a, b))] = (wire.links, round(per_link * wire.links, 2))
     if board.nvswitch_gbs_per_gpu:
-        sxm = [g for g in gpus if (slot := board.slot(g.slot)) is not None and slot.kind == "sxm"]
+        sxm = [g for g in gpus if info.slots[g.slot].kind == "sxm"]
         for i, a_dev in enumerate(sxm):
             gpu = catalog.get_as(a_dev.part, Gpu)
             count = gpu.nvlink_links if gpu and gpu.nvlink_links else 0
@@ -397,16 +490,15 @@ def _nvlink_pairs(
 
 
 def _pcie_code(a: TopologyDevice, b: TopologyDevice) -> PathCode:
-    if a.socket != b.socket:
+    # nvidia-smi prints SYS for any path between NUMA nodes, also two nodes of one socket.
+    if a.socket != b.socket or a.numa_node != b.numa_node:
         return "SYS"
     if a.root_complex != b.root_complex:
         return "NODE"
-    bridges_a, bridges_b = a.chain[:-1], b.chain[:-1]
-    shared = [n for n in bridges_a if n in bridges_b]
-    if not shared:
+    lowest = _lowest_shared(a, b)
+    if lowest is None:
         return "PHB"
-    lowest = shared[0]
-    hops = bridges_a.index(lowest) + bridges_b.index(lowest) + 1
+    hops = a.chain.index(lowest) + b.chain.index(lowest) + 1
     return "PIX" if hops == 1 else "PXB"
 
 
@@ -414,27 +506,48 @@ def _pair(
     a: TopologyDevice,
     b: TopologyDevice,
     nv_links: dict[frozenset[str], tuple[int, float]],
-    catalog: Catalog,
+    parts: Mapping[str, object],
     *,
     amd_host: bool,
     gpu_count: int,
-    board: Board,
+    info: _BoardInfo,
 ) -> PairPath:
-    pcie = _pcie_code(a, b)
-    nv = nv_links.get(frozenset((a.name, b.name)))
+    path = info.paths.get((a.slot, b.slot))
+    if path is None:
+        pcie = _pcie_code(a, b)
+        path = info.paths[(a.slot, b.slot)] = (pcie, _uplink_floor(a, b, pcie, info))
+    pcie, floor = path
+    nv = nv_links.get(frozenset((a.name, b.name))) if nv_links else None
     code = f"NV{nv[0]}" if nv else pcie
-    part_a, part_b = catalog.get(a.part), catalog.get(b.part)
-    gbs = nv[1] if nv else _pcie_path_gbs(a, b, pcie, board)
+    gbs = nv[1] if nv else round(min(a.gbs, b.gbs, floor), 2)
     if a.kind == "gpu" and b.kind == "gpu":
-        p2p, note, nccl = _gpu_p2p(part_a, part_b, code, pcie, amd_host=amd_host, gpu_count=gpu_count)
+        key: tuple[object, ...] = (a.part, b.part, code, pcie, a.socket == b.socket, amd_host, gpu_count <= 2)
+        verdict = info.verdicts.get(key)
+        if verdict is None:
+            verdict = _gpu_p2p(
+                parts[a.name], parts[b.name], code, pcie, a, b, amd_host=amd_host, gpu_count=gpu_count
+            )
+            info.verdicts[key] = verdict
     else:
         gpu_dev, nic_dev = (a, b) if a.kind == "gpu" else (b, a)
-        p2p, note, nccl = _gpu_rdma(catalog.get(gpu_dev.part), catalog.get(nic_dev.part), pcie)
+        key = ("rdma", gpu_dev.part, nic_dev.part, pcie)
+        verdict = info.verdicts.get(key)
+        if verdict is None:
+            verdict = info.verdicts[key] = _gpu_rdma(parts[gpu_dev.name], parts[nic_dev.name], pcie)
+    p2p, note, nccl = verdict
     return PairPath(a=a.name, b=b.name, code=code, p2p=p2p, p2p_note=note, nccl=nccl, gbs=gbs)
 
 
 def _gpu_p2p(
-    part_a: object, part_b: object, code: PathCode, pcie: PathCode, *, amd_host: bool, gpu_count: int
+    part_a: object,
+    part_b: object,
+    code: PathCode,
+    pcie: PathCode,
+    a: TopologyDevice,
+    b: TopologyDevice,
+    *,
+    amd_host: bool,
+    gpu_count: int,
 ) -> tuple[bool, str, str]:
     if code.startswith("NV"):
         return True, "NVLink", "NVLink"
@@ -443,6 +556,8 @@ def _gpu_p2p(
         names = " and ".join(sorted({p.model for p in blocked}))
         return False, f"{names}: this product line does not enable PCIe P2P", _shm(pcie)
     if pcie == "SYS":
+        if a.socket == b.socket:
+            return False, "the path crosses between NUMA nodes of one socket", _shm(pcie)
         return False, "the path crosses the inter-socket link", _shm(pcie)
     if pcie == "NODE":
         return False, "the path crosses between root complexes", _shm(pcie)
@@ -491,35 +606,31 @@ def _edges(dev: TopologyDevice, until: str | None, direction: str) -> list[Edge]
     return edges
 
 
-def _pcie_path_gbs(a: TopologyDevice, b: TopologyDevice, pcie: PathCode, board: Board) -> float:
-    """Narrowest link on the PCIe path between two devices, per direction."""
-    widths = [a.gbs, b.gbs]
+def _uplink_floor(a: TopologyDevice, b: TopologyDevice, pcie: PathCode, info: _BoardInfo) -> float:
+    """Narrowest switch or chipset uplink on the PCIe path between two slots (inf if none)."""
+    narrowest = float("inf")
     lowest = _lowest_shared(a, b) if pcie in ("PIX", "PXB") else None
     for dev in (a, b):
         for node in dev.chain[:-1]:
             if node == lowest:
                 break
-            widths.append(_uplink_gbs(board, node))
-    return round(min(w for w in widths if w > 0), 2)
+            gbs = info.uplink_gbs.get(node, 0.0)
+            if 0 < gbs < narrowest:
+                narrowest = gbs
+    return narrowest
 
 
 def _lowest_shared(a: TopologyDevice, b: TopologyDevice) -> str | None:
-    shared = [n for n in a.chain[:-1] if n in b.chain[:-1]]
-    return shared[0] if shared else None
+    above_b = b.chain[:-1]
+    for node in a.chain[:-1]:
+        if node in above_b:
+            return node
+    return None
 
 
-def _uplink_gbs(board: Board, node: str) -> float:
-    for sw in board.switches:
-        if sw.id == node:
-            return pcie_gbs(sw.upstream_gen, sw.upstream_lanes)
-    if board.chipset is not None and board.chipset.id == node:
-        return pcie_gbs(board.chipset.uplink_gen, board.chipset.uplink_lanes)
-    return 0.0
-
-
-def _uplinks(board: Board, devices: Sequence[TopologyDevice], catalog: Catalog) -> list[SwitchUplink]:
+def _uplinks(board: Board, devices: Sequence[TopologyDevice]) -> list[SwitchUplink]:
     result = []
-    nodes = [(sw.id, sw.part, sw.upstream, sw.upstream_lanes, sw.upstream_gen) for sw in board.switches]
+    nodes = [(sw.id, sw.part or "unknown", sw.upstream, sw.upstream_lanes, sw.upstream_gen) for sw in board.switches]
     if board.chipset is not None:
         chip = board.chipset
         nodes.append((chip.id, chip.name, _chipset_root(board) or "", chip.uplink_lanes, chip.uplink_gen))
@@ -530,7 +641,7 @@ def _uplinks(board: Board, devices: Sequence[TopologyDevice], catalog: Catalog) 
                 switch=node,
                 part=part,
                 upstream=upstream,
-                upstream_lanes=lanes,
+                upstream_lanes=int(lanes),
                 upstream_gen=gen,
                 upstream_gbs=round(pcie_gbs(gen, lanes), 2),
                 device_lanes=sum(d.lanes for d in below),
@@ -549,11 +660,12 @@ def ring_allreduce(topo: Topology, gpus: Sequence[str]) -> RingResult:
     """
     devices = {d.name: d for d in topo.devices}
     uplink_gbs = {u.switch: u.upstream_gbs for u in topo.uplinks}
+    pair_of = {frozenset((p.a, p.b)): p for p in topo.pairs}
     hops: list[tuple[str, str, list[Edge] | None, float | None]] = []
     usage: Counter[Edge] = Counter()
     for i, name in enumerate(gpus):
         nxt = gpus[(i + 1) % len(gpus)]
-        pair = topo.pair(name, nxt)
+        pair = pair_of[frozenset((name, nxt))]
         if pair.code.startswith("NV"):
             hops.append((name, nxt, None, pair.gbs))
             continue
