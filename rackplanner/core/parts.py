@@ -89,6 +89,10 @@ class Gpu(Part):
     vram_gb: float = Field(gt=0)
     mem_bw_gbs: float | None = Field(default=None, gt=0)
     mem_type: str | None = None
+    # Memory bus width and data rate per pin where a sheet gives them, so that a
+    # bandwidth typo shows: mem_bw_gbs ~ mem_bus_bits / 8 * mem_data_rate_gbps.
+    mem_bus_bits: int | None = Field(default=None, ge=1)
+    mem_data_rate_gbps: float | None = Field(default=None, gt=0)
     # Dense (no structured sparsity) tensor throughput with FP32 accumulate where the
     # sheet distinguishes; cards without FP16 tensor cores carry their FP32 figure in
     # fp32_tflops and leave this empty.
