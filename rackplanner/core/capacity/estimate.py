@@ -1,0 +1,226 @@
+"""One call for everything the capacity panel and ``rackplanner estimate`` show."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from rackplanner.core.capacity.formats import FORMATS, WeightFormat, bits_per_weight, get_format, kv_element_bytes
+from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.capacity.memory import MemoryFit, check_positive, memory_fit
+from rackplanner.core.capacity.runtime import Runtime, get_runtime
+from rackplanner.core.capacity.speed import (
+    SpeedInputs,
+    best_batch,
+    decode_step_s,
+    prefill_tokens_per_s,
+    requests_per_s,
+)
+from rackplanner.core.capacity.training import TrainingLimits, training_limits
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.errors import InputError
+from rackplanner.core.parts import LlmModel
+
+
+class Estimate(BaseModel):
+    """Fit and speed of one model in one format on one piece of hardware."""
+
+    hardware: str
+    model: str
+    format: str
+    runtime: str
+    batch: int
+    context: int
+    kv_cache_precision: str
+    bits_per_weight: float
+    fits: bool
+    weights_gb: float
+    kv_cache_gb: float
+    activations_gb: float
+    overhead_gb: float
+    total_gb: float
+    capacity_gb: float
+    free_gb: float
+    offload_fraction: float
+    max_context: int
+    max_batch: int
+    tensor_parallel: int
+    decode_tokens_per_s: float | None
+    decode_tokens_per_s_batch1: float | None
+    best_batch: int | None
+    best_batch_tokens_per_s: float | None
+    prefill_tokens_per_s: float | None
+    prompt_tokens: int
+    time_to_first_token_s: float | None
+    concurrent_at_target: int | None
+    requests_per_s_at_target: float | None
+    target_tokens_per_s_per_user: float
+    training: TrainingLimits | None = None
+    assumptions: list[str] = []
+    notes: list[str] = []
+
+
+def get_model(catalog: Catalog, model_id: str) -> LlmModel:
+    model = catalog.get_as(model_id, LlmModel)
+    if model is None:
+        known = ", ".join(sorted(m.id for m in catalog.of_kind(LlmModel)))
+        raise InputError(f"unknown model {model_id!r} (catalog models: {known})")
+    return model
+
+
+def default_runtime(hw: Hardware) -> str:
+    return "llama.cpp"
+
+
+def estimate(
+    model: LlmModel,
+    fmt: WeightFormat | str,
+    hw: Hardware,
+    *,
+    runtime: Runtime | str | None = None,
+    batch: int = 1,
+    context: int = 4096,
+    kv_cache: str = "fp16",
+    prompt: int | None = None,
+    output_tokens: int = 256,
+    target_tokens_per_s: float = 20.0,
+    with_training: bool = True,
+) -> Estimate:
+    """Memory fit, decode/prefill speed and (optionally) training limits."""
+    fmt = get_format(fmt) if isinstance(fmt, str) else fmt
+    rt = get_runtime(runtime or default_runtime(hw)) if not isinstance(runtime, Runtime) else runtime
+    check_positive("batch", batch)
+    check_positive("context", context)
+    if target_tokens_per_s <= 0:
+        raise InputError(f"target tokens/s must be positive (got {target_tokens_per_s})")
+    prompt_tokens = min(context, 512) if prompt is None else prompt
+    check_positive("prompt", prompt_tokens)
+    notes: list[str] = []
+    if rt.gpu_only and hw.kind != "gpu":
+        raise InputError(f"{rt.label} runs on GPUs; use --runtime llama.cpp for {hw.label}")
+    kv_bytes = kv_element_bytes(kv_cache)
+    fit = memory_fit(model, fmt, hw, rt, batch=batch, context=context, kv_bytes=kv_bytes)
+    notes.extend(fit.notes)
+    speeds = _speeds(
+        model, fmt, hw, rt, fit, batch, context, kv_bytes, prompt_tokens, output_tokens, target_tokens_per_s
+    )
+    if speeds is None:
+        notes.append("no speed: the catalog lacks this hardware's bandwidth or it does not fit")
+    tp_degree = speeds[0].tp if speeds else 1
+    if rt.split == "tensor" and hw.devices > 1 and tp_degree < hw.devices:
+        notes.append(f"tensor parallelism over {tp_degree} of {hw.devices} GPUs (the KV heads must divide evenly)")
+    if rt.split == "layer" and hw.kind == "gpu" and hw.devices > 1:
+        notes.append("layer split: the model spreads over the GPUs but they take turns, so decode is one GPU's speed")
+    _s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
+    return Estimate(
+        hardware=hw.label,
+        model=model.id,
+        format=fmt.id,
+        runtime=rt.id,
+        batch=batch,
+        context=context,
+        kv_cache_precision=kv_cache.lower(),
+        bits_per_weight=bits_per_weight(model, fmt),
+        fits=fit.fits,
+        weights_gb=fit.weights_gb,
+        kv_cache_gb=fit.kv_cache_gb,
+        activations_gb=fit.activations_gb,
+        overhead_gb=fit.overhead_gb,
+        total_gb=fit.total_gb,
+        capacity_gb=fit.capacity_gb,
+        free_gb=fit.free_gb,
+        offload_fraction=fit.offload_fraction,
+        max_context=fit.max_context,
+        max_batch=fit.max_batch,
+        tensor_parallel=tp_degree,
+        decode_tokens_per_s=dec,
+        decode_tokens_per_s_batch1=dec1,
+        best_batch=bb[0] if bb else None,
+        best_batch_tokens_per_s=bb[1] if bb else None,
+        prefill_tokens_per_s=pf,
+        prompt_tokens=prompt_tokens,
+        time_to_first_token_s=ttft,
+        concurrent_at_target=conc,
+        requests_per_s_at_target=rps,
+        target_tokens_per_s_per_user=target_tokens_per_s,
+        training=training_limits(model, hw) if with_training else None,
+        assumptions=list(hw.assumptions),
+        notes=notes,
+    )
+
+
+def _speeds(
+    model: LlmModel,
+    fmt: WeightFormat,
+    hw: Hardware,
+    rt: Runtime,
+    fit: MemoryFit,
+    batch: int,
+    context: int,
+    kv_bytes: float,
+    prompt: int,
+    output_tokens: int,
+    target: float,
+) -> (
+    tuple[SpeedInputs, float, float, tuple[int, float], float, float, int, float] | None
+):
+    if not fit.fits:
+        return None
+    s = SpeedInputs.build(model, fmt, hw, rt, kv_bytes=kv_bytes, offload_fraction=fit.offload_fraction)
+    dec = batch / decode_step_s(s, batch, context)
+    dec1 = 1 / decode_step_s(s, 1, context)
+    bb = best_batch(s, context, max(fit.max_batch, 1))
+    pf = prefill_tokens_per_s(s, prompt)
+    ttft = prompt / pf + decode_step_s(s, 1, prompt)
+    conc, rps = requests_per_s(
+        s,
+        prompt=prompt,
+        output=output_tokens,
+        target_tokens_per_s=target,
+        context=context,
+        max_batch=max(fit.max_batch, 1),
+        prefill_tps=pf,
+    )
+    return s, dec, dec1, bb, pf, ttft, conc, rps
+
+
+class TableRow(BaseModel):
+    model: str
+    format: str
+    fits: bool
+    total_gb: float
+    max_context: int
+    decode_tokens_per_s: float | None
+    best_batch_tokens_per_s: float | None
+    prefill_tokens_per_s: float | None
+
+
+def capacity_table(
+    catalog: Catalog,
+    hw: Hardware,
+    *,
+    runtime: str | None = None,
+    context: int = 4096,
+    formats: list[str] | None = None,
+    only_fitting: bool = True,
+) -> list[TableRow]:
+    """Every catalog model × format on ``hw``: which fit at ``context`` and how fast."""
+    rows: list[TableRow] = []
+    rt = get_runtime(runtime or default_runtime(hw))
+    for model in sorted(catalog.of_kind(LlmModel), key=lambda m: m.id):
+        for fmt_id in formats or list(FORMATS):
+            est = estimate(model, fmt_id, hw, runtime=rt, context=min(context, model.max_context), with_training=False)
+            if only_fitting and not est.fits:
+                continue
+            rows.append(
+                TableRow(
+                    model=model.id,
+                    format=fmt_id,
+                    fits=est.fits,
+                    total_gb=est.total_gb,
+                    max_context=est.max_context,
+                    decode_tokens_per_s=est.decode_tokens_per_s,
+                    best_batch_tokens_per_s=est.best_batch_tokens_per_s,
+                    prefill_tokens_per_s=est.prefill_tokens_per_s,
+                )
+            )
+    return rows

@@ -1,0 +1,240 @@
+"""What a capacity estimate runs on: GPUs, a CPU server or a unified-memory SoC.
+
+Built from a catalog GPU and a count, a catalog CPU and a socket count, or a machine of
+a plan (its GPUs, the links the topology found between them, its CPUs and DIMMs).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from rackplanner.core.capacity import constants as k
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.errors import InputError
+from rackplanner.core.parts import Cpu, Gpu, Memory
+from rackplanner.core.plan import Machine
+from rackplanner.core.topology import derive_topology, pcie_gbs
+
+# Catalog capacities in GB are binary (see constants.MEMORY_GB_BYTES); results are decimal GB.
+_GIB = k.MEMORY_GB_BYTES / k.GB
+
+DeviceClass = Literal["geforce", "workstation", "datacenter", "soc", "cpu"]
+
+
+class Hardware(BaseModel):
+    """Per-device figures of a group of identical compute devices and the link between them."""
+
+    label: str
+    kind: Literal["gpu", "cpu", "soc"]
+    device_class: DeviceClass
+    devices: int
+    mem_gb_per_device: float
+    mem_bw_gbs_per_device: float
+    tflops_per_device: float | None
+    link_gbs: float | None = None
+    link_kind: str = "none"
+    host_ram_gb: float | None = None
+    host_bw_gbs: float | None = None
+    assumptions: list[str] = []
+
+    @property
+    def total_mem_gb(self) -> float:
+        return self.mem_gb_per_device * self.devices
+
+
+def _check_count(count: int, what: str) -> None:
+    if count < 1:
+        raise InputError(f"{what} must be at least 1 (got {count})")
+
+
+def gpu_class(gpu: Gpu) -> DeviceClass:
+    if gpu.product_line in ("geforce", "radeon", "arc"):
+        return "geforce"
+    if gpu.product_line == "workstation":
+        return "workstation"
+    return "datacenter"
+
+
+def _gpu_figures(gpu: Gpu) -> tuple[float, float | None]:
+    if gpu.mem_bw_gbs is None:
+        raise InputError(f"{gpu.id}: the catalog gives no memory bandwidth, so no speed can be estimated")
+    return gpu.mem_bw_gbs, gpu.tflops_for_inference
+
+
+def from_gpu(catalog: Catalog, gpu_id: str, count: int = 1) -> Hardware:
+    """``count`` GPUs of one catalog model; the link between them is assumed and said so."""
+    _check_count(count, "--count")
+    gpu = catalog.get_as(gpu_id, Gpu)
+    if gpu is None:
+        known = ", ".join(sorted(g.id for g in catalog.of_kind(Gpu)))
+        raise InputError(f"unknown GPU {gpu_id!r} (catalog GPUs: {known})")
+    bw, tflops = _gpu_figures(gpu)
+    assumptions: list[str] = []
+    link_gbs: float | None = None
+    link_kind = "none"
+    if count > 1:
+        pcie = pcie_gbs(gpu.pcie_gen, gpu.pcie_lanes)
+        if gpu.nvlink_gbs and count == 2:
+            link_gbs, link_kind = gpu.nvlink_gbs, "NVLink"
+            assumptions.append(f"assumed: the two GPUs are joined by NVLink ({gpu.nvlink_gbs:g} GB/s per direction)")
+        elif gpu.p2p_pcie:
+            link_gbs, link_kind = pcie, "PCIe P2P"
+            assumptions.append(
+                f"assumed: GPUs talk PCIe P2P at PCIe {gpu.pcie_gen}.0 x{gpu.pcie_lanes} "
+                f"({pcie:.1f} GB/s per direction); use --plan for the real topology"
+            )
+        else:
+            link_gbs, link_kind = pcie / 2, "host memory"
+            assumptions.append(
+                f"assumed: {gpu.model} has no PCIe P2P, so GPUs exchange data through host memory "
+                f"(PCIe {gpu.pcie_gen}.0 x{gpu.pcie_lanes}, half of {pcie:.1f} GB/s); use --plan for the real topology"
+            )
+    return Hardware(
+        label=f"{count} x {gpu.label}" if count > 1 else gpu.label,
+        kind="gpu",
+        device_class=gpu_class(gpu),
+        devices=count * gpu.gpus_per_card,
+        mem_gb_per_device=gpu.vram_gb * _GIB,
+        mem_bw_gbs_per_device=bw,
+        tflops_per_device=tflops,
+        link_gbs=link_gbs,
+        link_kind=link_kind,
+        assumptions=assumptions,
+    )
+
+
+def cpu_tflops(cpu: Cpu, *, matrix: bool = True) -> float | None:
+    """Peak TFLOP/s of one socket: the catalog's figure, else cores × FLOP/cycle × clock."""
+    if cpu.peak_tflops is not None:
+        return cpu.peak_tflops
+    clock = cpu.boost_clock_ghz or cpu.base_clock_ghz
+    if clock is None:
+        return None
+    if matrix and cpu.amx:
+        per_cycle = float(k.AMX_BF16_FLOP_PER_CYCLE)
+    elif cpu.fp32_flops_per_cycle_per_core is not None:
+        per_cycle = float(cpu.fp32_flops_per_cycle_per_core)
+    else:
+        per_cycle = float(k.AVX512_FP32_FLOP_PER_CYCLE if cpu.avx512 else k.AVX2_FP32_FLOP_PER_CYCLE)
+    return cpu.cores * per_cycle * clock / 1000
+
+
+def from_cpu(
+    catalog: Catalog,
+    cpu_id: str,
+    sockets: int = 1,
+    *,
+    ram_gb: float | None = None,
+    mem_speed_mts: int | None = None,
+) -> Hardware:
+    """A CPU server (or Apple SoC): bandwidth = channels × MT/s × 8 bytes × sockets."""
+    _check_count(sockets, "--sockets")
+    cpu = catalog.get_as(cpu_id, Cpu)
+    if cpu is None:
+        known = ", ".join(sorted(c.id for c in catalog.of_kind(Cpu)))
+        raise InputError(f"unknown CPU {cpu_id!r} (catalog CPUs: {known})")
+    if sockets > cpu.max_sockets:
+        raise InputError(f"{cpu.model} runs in at most {cpu.max_sockets} socket(s), not {sockets}")
+    assumptions: list[str] = []
+    speed = cpu.mem_speed_mts if mem_speed_mts is None else min(mem_speed_mts, cpu.mem_speed_mts)
+    bw = cpu.mem_bw_gbs if cpu.mem_bw_gbs is not None else cpu.mem_channels * speed * 8 / 1000
+    if ram_gb is None:
+        if cpu.max_memory_gb is None:
+            raise InputError(f"{cpu.id}: the catalog gives no maximum memory; give the machine's RAM")
+        ram_gb = cpu.max_memory_gb * sockets
+        assumptions.append(f"assumed: {ram_gb:g} GB of RAM (the most the CPU takes); use --plan for the real DIMMs")
+    ram_gb *= _GIB
+    soc = cpu.platform == "soc"
+    if soc:
+        usable = ram_gb * k.SOC_GPU_MEMORY_FRACTION
+        assumptions.append(
+            f"the GPU can use about {k.SOC_GPU_MEMORY_FRACTION:.0%} of unified memory ({usable:.0f} of {ram_gb:.0f} GB)"
+        )
+        mem_per_device = usable
+    else:
+        mem_per_device = max(ram_gb / sockets - k.CPU_RAM_RESERVED_GB / sockets, 0.0)
+    return Hardware(
+        label=f"{sockets} x {cpu.label}" if sockets > 1 else cpu.label,
+        kind="soc" if soc else "cpu",
+        device_class="soc" if soc else "cpu",
+        devices=sockets,
+        mem_gb_per_device=mem_per_device,
+        mem_bw_gbs_per_device=bw,
+        tflops_per_device=cpu_tflops(cpu),
+        link_gbs=_socket_link_gbs(cpu) if sockets > 1 else None,
+        link_kind="inter-socket link" if sockets > 1 else "none",
+        host_ram_gb=ram_gb,
+        host_bw_gbs=bw * sockets,
+        assumptions=assumptions,
+    )
+
+
+def _socket_link_gbs(cpu: Cpu) -> float | None:
+    # A UPI/xGMI lane moves about 2 bytes per transfer per direction (16 data lanes / 8).
+    if cpu.inter_socket_gts and cpu.inter_socket_links:
+        return cpu.inter_socket_gts * 2 * cpu.inter_socket_links
+    return None
+
+
+def _machine_ram(machine: Machine, catalog: Catalog) -> tuple[float | None, int | None]:
+    total = 0.0
+    speeds: list[int] = []
+    for item in machine.memory:
+        part = catalog.get_as(item.part, Memory)
+        if part is not None:
+            total += part.capacity_gb * item.count
+            speeds.append(part.speed_mts)
+    return (total or None), (min(speeds) if speeds else None)
+
+
+def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
+    """A machine of a plan: its GPUs with the topology's links, else its CPUs and DIMMs."""
+    ram_gb, dimm_mts = _machine_ram(machine, catalog)
+    cpu = catalog.get_as(machine.cpu, Cpu) if machine.cpu else None
+    gpus = [g for g in (catalog.get_as(c.part, Gpu) for c in machine.cards) if g is not None]
+    if not gpus:
+        if cpu is None:
+            raise InputError(f"machine {machine.name!r} has neither GPUs nor a CPU to estimate on")
+        return from_cpu(catalog, cpu.id, machine.cpu_count, ram_gb=ram_gb, mem_speed_mts=dimm_mts)
+    slowest = min(gpus, key=lambda g: (g.vram_gb, g.mem_bw_gbs or 0.0))
+    bw, tflops = _gpu_figures(slowest)
+    assumptions: list[str] = []
+    if len({g.id for g in gpus}) > 1:
+        assumptions.append(f"mixed GPUs: every GPU counted as the smallest, {slowest.label}")
+    topo = derive_topology(machine, catalog)
+    link_gbs: float | None = None
+    link_kind = "none"
+    if len(gpus) > 1:
+        pairs = [p for p in topo.pairs if p.a in topo.gpus and p.b in topo.gpus]
+        if pairs and all(p.code.startswith("NV") for p in pairs):
+            link_kind = "NVLink"
+        elif pairs and all(p.p2p for p in pairs):
+            link_kind = "PCIe P2P"
+        else:
+            link_kind = "host memory"
+        if topo.ring is not None:
+            link_gbs = topo.ring.bottleneck_gbs
+            if topo.ring.bottleneck_hop:
+                assumptions.append(
+                    f"ring all-reduce bottleneck {link_gbs or 0:.1f} GB/s at {topo.ring.bottleneck_hop} ({link_kind})"
+                )
+    host_bw = None
+    if cpu is not None:
+        speed = min(dimm_mts, cpu.mem_speed_mts) if dimm_mts else cpu.mem_speed_mts
+        host_bw = cpu.mem_channels * speed * 8 / 1000 * machine.cpu_count
+    return Hardware(
+        label=f"{machine.name}: {len(gpus)} x {slowest.label}",
+        kind="gpu",
+        device_class=gpu_class(slowest),
+        devices=sum(g.gpus_per_card for g in gpus),
+        mem_gb_per_device=slowest.vram_gb * _GIB,
+        mem_bw_gbs_per_device=bw,
+        tflops_per_device=tflops,
+        link_gbs=link_gbs,
+        link_kind=link_kind,
+        host_ram_gb=ram_gb * _GIB if ram_gb else None,
+        host_bw_gbs=host_bw,
+        assumptions=assumptions,
+    )

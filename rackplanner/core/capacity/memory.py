@@ -1,0 +1,128 @@
+"""Does a model fit: weights + KV cache + activations + runtime overhead against memory.
+
+GPUs hold the model split over their VRAM; a CPU server holds it in RAM; llama.cpp can
+keep the layers that do not fit in VRAM in system RAM (CPU offload). MoE models hold
+every expert.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel
+
+from rackplanner.core.capacity import constants as k
+from rackplanner.core.capacity.formats import WeightFormat, weight_bytes
+from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.capacity.runtime import Runtime
+from rackplanner.core.capacity.shape import kv_bytes_per_token
+from rackplanner.core.errors import InputError
+from rackplanner.core.parts import LlmModel
+
+# Tokens llama.cpp and vLLM push through the network at once during prefill; sizes the
+# compute buffer.
+PREFILL_UBATCH = 512
+
+
+class MemoryFit(BaseModel):
+    fits: bool
+    weights_gb: float
+    kv_cache_gb: float
+    activations_gb: float
+    overhead_gb: float
+    total_gb: float
+    capacity_gb: float
+    free_gb: float
+    per_device_gb: float
+    kv_gb_per_token: float
+    # Share of the weights kept in system RAM (llama.cpp CPU offload); 0 when all in VRAM.
+    offload_fraction: float = 0.0
+    max_context: int
+    max_batch: int
+    notes: list[str] = []
+
+
+def check_positive(name: str, value: int) -> None:
+    if value < 1:
+        raise InputError(f"{name} must be a positive whole number (got {value})")
+
+
+def _activations_bytes(model: LlmModel, batch: int) -> float:
+    # Compute buffer of one prefill micro-batch (hidden states, MLP intermediate, logits)
+    # plus a small scratch per sequence during decode.
+    ubatch = PREFILL_UBATCH * (4 * model.hidden_size + (model.intermediate_size or 4 * model.hidden_size))
+    logits = PREFILL_UBATCH * model.vocab_size
+    scratch = batch * k.ACTIVATION_VECTORS_PER_SEQUENCE * model.hidden_size
+    return (ubatch + logits + scratch) * 4
+
+
+def usable_gb(hw: Hardware, runtime: Runtime) -> tuple[float, float]:
+    """(memory for weights, cache and activations; overhead reserved), whole machine, GB."""
+    total = hw.mem_gb_per_device * hw.devices
+    if hw.kind != "gpu":
+        return total, 0.0
+    if runtime.split == "tensor":
+        overhead = (1 - k.VLLM_GPU_MEMORY_UTILIZATION) * total
+    else:
+        overhead = k.GPU_RUNTIME_OVERHEAD_GB * hw.devices
+    return total - overhead, overhead
+
+
+def memory_fit(
+    model: LlmModel,
+    fmt: WeightFormat,
+    hw: Hardware,
+    runtime: Runtime,
+    *,
+    batch: int = 1,
+    context: int = 4096,
+    kv_bytes: float = 2.0,
+) -> MemoryFit:
+    """Weights, KV cache, activations and overhead against the hardware's memory."""
+    check_positive("batch", batch)
+    check_positive("context", context)
+    notes: list[str] = []
+    weights = weight_bytes(model, fmt) / k.GB
+    kv_token = kv_bytes_per_token(model, kv_bytes) / k.GB
+    kv = kv_token * context * batch
+    act = _activations_bytes(model, batch) / k.GB
+    if hw.kind == "gpu":
+        act *= hw.devices  # each GPU holds its own compute buffer
+    room, overhead = usable_gb(hw, runtime)
+    needed = weights + kv + act
+    offload = 0.0
+    fits = needed <= room
+    if not fits and runtime.cpu_offload and hw.kind == "gpu" and hw.host_ram_gb:
+        # llama.cpp keeps the layers that do not fit in VRAM (and their KV cache) in RAM.
+        spill = needed - room
+        host_room = hw.host_ram_gb - k.CPU_RAM_RESERVED_GB
+        if spill <= host_room and spill < weights:
+            offload = spill / weights
+            fits = True
+            notes.append(f"{offload:.0%} of the weights stay in system RAM and run on the CPU (CPU offload)")
+    if context > model.max_context:
+        notes.append(f"context {context:,} is beyond the model's {model.max_context:,} tokens")
+    capacity = room + overhead
+    total = needed + overhead
+    free_for_kv = room - weights - act
+    if offload:
+        free_for_kv = 0.0
+    max_context = min(model.max_context, math.floor(free_for_kv / kv_token)) if free_for_kv > 0 else 0
+    per_seq = kv_token * context
+    max_batch = math.floor(free_for_kv / per_seq) if free_for_kv > 0 else 0
+    return MemoryFit(
+        fits=fits,
+        weights_gb=weights,
+        kv_cache_gb=kv,
+        activations_gb=act,
+        overhead_gb=overhead,
+        total_gb=total,
+        capacity_gb=capacity,
+        free_gb=capacity - total,
+        per_device_gb=total / hw.devices,
+        kv_gb_per_token=kv_token,
+        offload_fraction=offload,
+        max_context=max(max_context, 0),
+        max_batch=max(max_batch, 0),
+        notes=notes,
+    )

@@ -1,0 +1,47 @@
+"""Inference runtimes, because the runtime changes the answer.
+
+A layer split (llama.cpp) spreads a model's layers over the GPUs: it holds a bigger model
+but the GPUs take turns, so decode is no faster than one GPU. Tensor parallelism (vLLM,
+TensorRT-LLM) splits every matrix: all GPUs read their share at once, and each layer pays
+two all-reduces over the link between them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from rackplanner.core.capacity import constants as k
+from rackplanner.core.errors import InputError
+
+
+@dataclass(frozen=True)
+class Runtime:
+    id: str
+    label: str
+    split: Literal["layer", "tensor"]
+    # Fixed decode cost per layer per step, and per step.
+    layer_overhead_s: float
+    step_overhead_s: float
+    gpu_only: bool
+    # Can keep some layers in system RAM and run them on the CPU.
+    cpu_offload: bool
+
+
+RUNTIMES: dict[str, Runtime] = {
+    r.id: r
+    for r in (
+        Runtime("llama.cpp", "llama.cpp (layer split)", "layer", k.LLAMA_CPP_LAYER_OVERHEAD_S, 0.0, False, True),
+        Runtime("vllm", "vLLM (tensor parallel)", "tensor", 0.0, k.TP_SERVER_STEP_OVERHEAD_S, True, False),
+        Runtime(
+            "tensorrt-llm", "TensorRT-LLM (tensor parallel)", "tensor", 0.0, k.TP_SERVER_STEP_OVERHEAD_S, True, False
+        ),
+    )
+}
+
+
+def get_runtime(runtime_id: str) -> Runtime:
+    runtime = RUNTIMES.get(runtime_id.lower())
+    if runtime is None:
+        raise InputError(f"unknown runtime {runtime_id!r} (known: {', '.join(RUNTIMES)})")
+    return runtime

@@ -1,0 +1,99 @@
+"""Parameter counts by tensor class, on top of ``core/llm_shape.py``.
+
+Quantization mixes (llama.cpp's *_K_M) store some tensor classes in a bigger block type,
+so the weight size needs the parameters of those classes: the token embedding, the
+output head, the value projections and the MLP down projections. Everything else is
+counted as "other". Entries without ``intermediate_size`` fall back to ``params_b``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rackplanner.core import llm_shape
+from rackplanner.core.parts import LlmModel
+
+
+@dataclass(frozen=True)
+class TensorGroups:
+    """Parameters (all layers) by the classes quantization mixes distinguish."""
+
+    token_embd: float
+    output: float
+    attn_v: float
+    attn_output: float
+    ffn_down: float
+    other: float
+
+    @property
+    def total(self) -> float:
+        return self.token_embd + self.output + self.attn_v + self.attn_output + self.ffn_down + self.other
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "token_embd": self.token_embd,
+            "output": self.output,
+            "attn_v": self.attn_v,
+            "attn_output": self.attn_output,
+            "ffn_down": self.ffn_down,
+            "other": self.other,
+        }
+
+
+def _llm_counts(model: LlmModel) -> tuple[float, float]:
+    """(total, active) parameters as llm_shape recomputes them, else the stated sizes."""
+    try:
+        return llm_shape.parameter_count_b(model) * 1e9, llm_shape.active_parameter_count_b(model) * 1e9
+    except ValueError:
+        return model.params_b * 1e9, (model.active_params_b or model.params_b) * 1e9
+
+
+def _embeddings(model: LlmModel) -> tuple[float, float]:
+    """(one embedding table, tables held): the output head shares the table when tied."""
+    embd = float(model.vocab_size * model.hidden_size)
+    return embd, embd * (1 if model.tie_word_embeddings else 2)
+
+
+def total_params(model: LlmModel) -> float:
+    """Parameters held in memory (every expert of a MoE model)."""
+    return _llm_counts(model)[0]
+
+
+def active_params(model: LlmModel) -> float:
+    """Parameters one token multiplies with: the layers it routes through and the output
+    head, not the embedding lookup."""
+    embd, held = _embeddings(model)
+    return _llm_counts(model)[1] - held + embd
+
+
+def kv_bytes_per_token(model: LlmModel, bytes_per_element: float) -> float:
+    """KV cache per token over all layers: 2 × layers × kv_heads × head_dim × bytes."""
+    return llm_shape.kv_cache_values_per_token(model) * bytes_per_element
+
+
+def tensor_groups(model: LlmModel, *, active: bool = False) -> TensorGroups:
+    """Parameters by tensor class; ``active`` counts what one token reads (no embedding
+    table, only its routed experts)."""
+    h = model.hidden_size
+    embd, held = _embeddings(model)
+    total, active_total = _llm_counts(model)
+    body = (active_total if active else total) - held
+    if active:
+        token_embd, output = 0.0, embd
+    else:
+        token_embd, output = embd, (0.0 if model.tie_word_embeddings else embd)
+    if model.intermediate_size is None:
+        return TensorGroups(token_embd, output, 0.0, 0.0, 0.0, body)
+    standard_attention = model.kv_lora_rank is None
+    attn_v = float(model.layers * h * model.kv_heads * model.head_dim) if standard_attention else 0.0
+    attn_output = float(model.layers * model.attention_heads * model.head_dim * h) if standard_attention else 0.0
+    if model.moe_experts is None:
+        ffn_down = float(model.layers * model.intermediate_size * h)
+    else:
+        dense = model.moe_dense_layers or 0
+        experts = (model.moe_active_experts or 0) if active else model.moe_experts
+        experts += model.moe_shared_experts or 0
+        width = model.moe_intermediate_size or model.intermediate_size
+        ffn_down = float(dense * model.intermediate_size * h + (model.layers - dense) * experts * width * h)
+    other = body - attn_v - attn_output - ffn_down
+    return TensorGroups(token_embd, output, attn_v, attn_output, ffn_down, max(other, 0.0))

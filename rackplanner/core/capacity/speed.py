@@ -1,0 +1,193 @@
+"""How fast: decode (bandwidth-bound, roofline at batch), prefill (compute-bound).
+
+One decode step reads the active weights once for the whole batch plus every sequence's
+KV cache, and does 2 FLOP per active parameter per sequence: its time is the larger of
+the memory time and the compute time (the roofline), plus the runtime's fixed costs and,
+under tensor parallelism, two all-reduces per layer over the link between the GPUs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rackplanner.core.capacity import constants as k
+from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
+from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.capacity.memory import PREFILL_UBATCH
+from rackplanner.core.capacity.runtime import Runtime
+from rackplanner.core.capacity.shape import active_params, kv_bytes_per_token
+from rackplanner.core.parts import LlmModel
+
+
+def decode_bw_efficiency(hw: Hardware) -> float:
+    if hw.kind == "cpu":
+        return k.CPU_DECODE_BW_EFFICIENCY
+    if hw.kind == "soc":
+        return k.SOC_DECODE_BW_EFFICIENCY
+    return k.GPU_DECODE_BW_EFFICIENCY
+
+
+def prefill_tflops_efficiency(hw: Hardware, runtime: Runtime) -> float:
+    if runtime.split == "tensor" and hw.kind == "gpu":
+        return k.TP_SERVER_PREFILL_TFLOPS_EFFICIENCY
+    return k.PREFILL_TFLOPS_EFFICIENCY[hw.device_class]
+
+
+def tensor_parallel_degree(model: LlmModel, hw: Hardware, runtime: Runtime) -> int:
+    """GPUs a tensor-parallel runtime splits over: the most that divide the KV heads."""
+    if runtime.split != "tensor" or hw.kind != "gpu":
+        return 1
+    return max(d for d in range(1, hw.devices + 1) if model.kv_heads % d == 0 and model.attention_heads % d == 0)
+
+
+@dataclass(frozen=True)
+class SpeedInputs:
+    """Everything per model, format and hardware that the step-time formulas need."""
+
+    model: LlmModel
+    hw: Hardware
+    runtime: Runtime
+    active_bytes: float
+    held_bytes: float
+    active_params: float
+    kv_token_bytes: float
+    offload_fraction: float
+    tp: int
+
+    @classmethod
+    def build(
+        cls,
+        model: LlmModel,
+        fmt: WeightFormat,
+        hw: Hardware,
+        runtime: Runtime,
+        *,
+        kv_bytes: float = 2.0,
+        offload_fraction: float = 0.0,
+    ) -> SpeedInputs:
+        embd = model.vocab_size * model.hidden_size * fmt.layout_of("token_embd")[0][1].bits_per_weight() / 8
+        return cls(
+            model=model,
+            hw=hw,
+            runtime=runtime,
+            active_bytes=active_weight_bytes(model, fmt),
+            held_bytes=weight_bytes(model, fmt) - embd,
+            active_params=active_params(model),
+            kv_token_bytes=kv_bytes_per_token(model, kv_bytes),
+            offload_fraction=offload_fraction,
+            tp=tensor_parallel_degree(model, hw, runtime),
+        )
+
+    def weights_read(self, batch: int) -> float:
+        """Weight bytes one step reads: a batch of a MoE model touches more experts."""
+        m = self.model
+        if not (m.moe_experts and m.moe_active_experts) or batch == 1:
+            return self.active_bytes
+        share = m.moe_active_experts / m.moe_experts
+        touched = 1 - (1 - share) ** batch
+        expert_bytes = self.held_bytes - self.active_bytes
+        return self.active_bytes + expert_bytes * (touched - share) / (1 - share)
+
+    def attention_flops(self, context: float) -> float:
+        """QK^T and AV of one token against ``context`` cached tokens, all layers."""
+        m = self.model
+        return 4 * m.layers * m.attention_heads * m.head_dim * context
+
+
+def _mem_bw(s: SpeedInputs) -> float:
+    """Effective bytes/s the weights stream at (layer split: one device at a time)."""
+    hw = s.hw
+    eff = decode_bw_efficiency(hw)
+    if hw.kind == "gpu":
+        return eff * hw.mem_bw_gbs_per_device * k.GB * s.tp
+    # CPU sockets (tensor parallel across sockets, 003_fdb6d644ec457317.txt) or one SoC.
+    return eff * hw.mem_bw_gbs_per_device * k.GB * hw.devices
+
+
+def _compute_flops(s: SpeedInputs, efficiency: float) -> float:
+    hw = s.hw
+    if hw.tflops_per_device is None:
+        return float("inf")
+    parallel = s.tp if hw.kind == "gpu" else hw.devices
+    return efficiency * hw.tflops_per_device * 1e12 * parallel
+
+
+def _allreduce_s(s: SpeedInputs, tokens: int) -> float:
+    """Two all-reduces per layer of ``tokens`` hidden-size FP16 vectors over the TP group."""
+    if s.tp <= 1 or not s.hw.link_gbs:
+        return 0.0
+    message = tokens * s.model.hidden_size * 2
+    ring = 2 * (s.tp - 1) / s.tp * message / (s.hw.link_gbs * k.GB)
+    return 2 * s.model.layers * (k.ALLREDUCE_LATENCY_S + ring)
+
+
+def decode_step_s(s: SpeedInputs, batch: int, context: int) -> float:
+    """Seconds for one decode step producing one token for each of ``batch`` sequences."""
+    weights = s.weights_read(batch)
+    kv = batch * context * s.kv_token_bytes
+    bw = _mem_bw(s)
+    mem_s = (weights + kv) / bw
+    if s.offload_fraction and s.hw.host_bw_gbs:
+        cpu_bw = k.CPU_DECODE_BW_EFFICIENCY * s.hw.host_bw_gbs * k.GB
+        mem_s = (1 - s.offload_fraction) * (weights + kv) / bw + s.offload_fraction * (weights + kv) / cpu_bw
+    flops = batch * (2 * s.active_params + s.attention_flops(context))
+    compute_s = flops / _compute_flops(s, prefill_tflops_efficiency(s.hw, s.runtime))
+    step = max(mem_s, compute_s)
+    step += s.runtime.layer_overhead_s * s.model.layers + s.runtime.step_overhead_s
+    return step + _allreduce_s(s, batch)
+
+
+def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
+    return batch / decode_step_s(s, batch, context)
+
+
+def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
+    """Prompt tokens per second for a prompt of ``prompt`` tokens (compute-bound)."""
+    flops_per_token = 2 * s.active_params + s.attention_flops(prompt / 2)
+    compute = _compute_flops(s, prefill_tflops_efficiency(s.hw, s.runtime))
+    ubatch = min(prompt, PREFILL_UBATCH)
+    # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
+    mem_per_token = s.held_bytes / ubatch / _mem_bw(s)
+    per_token = max(flops_per_token / compute, mem_per_token)
+    per_token += _allreduce_s(s, ubatch) / ubatch
+    if s.offload_fraction and s.hw.host_bw_gbs:
+        per_token /= 1 - s.offload_fraction / 2  # the CPU layers run slower; llama.cpp pushes them to the GPU per batch
+    return 1 / per_token
+
+
+def best_batch(s: SpeedInputs, context: int, max_batch: int) -> tuple[int, float]:
+    """The batch (up to what memory holds) that gives the most decode tokens/s."""
+    best = (1, decode_tokens_per_s(s, 1, context))
+    b = 2
+    while b <= max_batch:
+        rate = decode_tokens_per_s(s, b, context)
+        if rate > best[1]:
+            best = (b, rate)
+        b *= 2
+    if max_batch > 1 and max_batch & (max_batch - 1):
+        rate = decode_tokens_per_s(s, max_batch, context)
+        if rate > best[1]:
+            best = (max_batch, rate)
+    return best
+
+
+def requests_per_s(
+    s: SpeedInputs,
+    *,
+    prompt: int,
+    output: int,
+    target_tokens_per_s: float,
+    context: int,
+    max_batch: int,
+    prefill_tps: float,
+) -> tuple[int, float]:
+    """Concurrent requests and requests/s while each user still sees ``target_tokens_per_s``."""
+    batch = 0
+    b = 1
+    while b <= max(max_batch, 1) and decode_step_s(s, b, context) <= 1 / target_tokens_per_s:
+        batch = b
+        b = b * 2 if b < 8 else b + 8
+    if batch == 0:
+        return 0, 0.0
+    per_request = output * decode_step_s(s, batch, context) + batch * prompt / prefill_tps
+    return batch, batch / per_request
