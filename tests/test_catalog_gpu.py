@@ -240,6 +240,16 @@ def test_devices_per_card(catalog: Catalog) -> None:
     assert all(g.gpus_per_card == 1 for g in _gpus(catalog) if g.id not in {"mi250", "tesla-k80"})
 
 
+def test_transient_peaks_sit_above_board_power(catalog: Catalog) -> None:
+    # 001_1caa315e8577a206.txt budgets an RTX 3090 (350 W) at 600 W; Igor's Lab measured an
+    # RTX 5090 Founders Edition (575 W) at 738 W over 1-10 ms.
+    assert _gpu(catalog, "rtx-3090").transient_peak_w == 600
+    assert _gpu(catalog, "rtx-5090").transient_peak_w == 738
+    for gpu in _gpus(catalog):
+        if gpu.transient_peak_w is not None:
+            assert gpu.tdp_w < gpu.transient_peak_w <= 2 * gpu.tdp_w, gpu.id
+
+
 def test_p2p_follows_the_product_line(catalog: Catalog) -> None:
     # 001_1caa315e8577a206.txt: only workstation GPUs have PCIe P2P enabled; datacentre parts too.
     for gpu in _gpus(catalog):
