@@ -524,9 +524,7 @@ def _pair(
         key: tuple[object, ...] = (a.part, b.part, code, pcie, a.socket == b.socket, amd_host, gpu_count <= 2)
         verdict = info.verdicts.get(key)
         if verdict is None:
-            verdict = _gpu_p2p(
-                parts[a.name], parts[b.name], code, pcie, a, b, amd_host=amd_host, gpu_count=gpu_count
-            )
+            verdict = _gpu_p2p(parts[a.name], parts[b.name], code, pcie, a, b, amd_host=amd_host, gpu_count=gpu_count)
             info.verdicts[key] = verdict
     else:
         gpu_dev, nic_dev = (a, b) if a.kind == "gpu" else (b, a)

@@ -1,0 +1,273 @@
+"""Known answers for the catalog's GPU servers: each figure names the seed or source it comes from.
+
+Every test builds a machine on a catalog board with cards in its slots and checks what
+``derive_topology`` finds, as ``nvidia-smi topo -m`` would print it on the real machine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rackplanner.core import edits
+from rackplanner.core.catalog import Catalog, load_catalog
+from rackplanner.core.parts import Board
+from rackplanner.core.plan import Plan
+from rackplanner.core.topology import PATH_RANK, Topology, check_board, derive_topology, pcie_gbs
+
+# SXM modules for the NVLink systems, with the NVLink figures their sources give. Memory and
+# power figures are not used by these tests.
+SXM_GPUS = """
+- id: test-v100-sxm2
+  vendor: NVIDIA
+  model: Tesla V100-SXM2-16GB
+  source: "https://www.iitr.ac.in/dgx (DGX-1: each V100 has six NVLinks of 25 GB/s per direction, PCIe 3.0 x16)"
+  product_line: datacenter
+  form_factor: sxm
+  vram_gb: 16
+  tdp_w: 300
+  pcie_gen: 3
+  nvlink_links: 6
+  nvlink_gbs: 150
+  p2p_pcie: true
+- id: test-a100-sxm4
+  vendor: NVIDIA
+  model: A100-SXM4-40GB
+  source: "https://www.nvidia.com/de-de/data-center/nvlink/ (A100: twelve NVLinks, 600 GB/s total)"
+  product_line: datacenter
+  form_factor: sxm
+  vram_gb: 40
+  tdp_w: 400
+  pcie_gen: 4
+  nvlink_links: 12
+  nvlink_gbs: 300
+  p2p_pcie: true
+- id: test-h100-sxm5
+  vendor: NVIDIA
+  model: H100 80GB HBM3
+  source: "https://github.com/NVIDIA/nccl/issues/1182 (18 NVLinks per H100); HGX H100 post: 900 GB/s bidirectional"
+  product_line: datacenter
+  form_factor: sxm
+  vram_gb: 80
+  tdp_w: 700
+  pcie_gen: 5
+  nvlink_links: 18
+  nvlink_gbs: 450
+  p2p_pcie: true
+"""
+
+
+@pytest.fixture(scope="module")
+def sxm_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    folder = tmp_path_factory.mktemp("sxm-catalog")
+    (folder / "gpu.yaml").write_text(SXM_GPUS)
+    return load_catalog([folder], include_user=False)
+
+
+def derive(
+    catalog: Catalog, board: str, cards: dict[str, str], *, cpu: str | None = None, cpu_count: int = 1
+) -> Topology:
+    plan = edits.add_machine(Plan(name="t"), name="m", board=board, cpu=cpu, cpu_count=cpu_count, catalog=catalog).plan
+    for slot, part in cards.items():
+        plan = edits.place_card(plan, machine="m", slot=slot, part=part, catalog=catalog).plan
+    return derive_topology(plan.machines[0], catalog)
+
+
+def gpu_codes(topo: Topology) -> set[str]:
+    return {topo.matrix[a][b] for a in topo.gpus for b in topo.gpus if a != b}
+
+
+# --- PCIe-only servers -----------------------------------------------------------------
+
+
+def test_cascade_all_gpus_behind_switches_on_one_uplink(catalog: Catalog) -> None:
+    """Supermicro PCIe Root Architectures page (SYS-4029GP-TRT3): GPUs talk through the PCIe
+    switches, with only one PCIe x16 Gen 3 link between the CPU and all eight GPUs."""
+    cards = {f"gpu{i}": "v100-32gb-pcie" for i in range(1, 9)}
+    topo = derive(catalog, "x11dpg-ot-cpu-cascade", cards, cpu="xeon-platinum-8280", cpu_count=2)
+    m = topo.matrix
+    assert m["GPU0"]["GPU1"] == "PIX" and m["GPU4"]["GPU7"] == "PIX"
+    assert m["GPU0"]["GPU4"] == "PXB" and m["GPU3"]["GPU7"] == "PXB"
+    assert gpu_codes(topo) == {"PIX", "PXB"}  # PXB at worst: never the host bridge
+    # NCCL >= 2.23.4 uses PCIe P2P on PXB paths: every pair, even across the cascade.
+    assert all(p.nccl == "P2P over PCIe" for p in topo.pairs)
+    top = next(u for u in topo.uplinks if u.upstream == "cpu1")
+    # 8 GPUs x16 = 128 lanes on one x16 Gen3 link (15.76 GB/s): 8:1.
+    assert top.ratio == 8.0 and top.device_lanes == 128
+    assert top.upstream_gbs == pytest.approx(pcie_gbs(3, 16), abs=0.01)
+    assert "sw-a carries 128 device lanes on a x16 Gen3 uplink (15.76 GB/s): 8:1 oversubscribed." in topo.notes
+    # The cascaded switch's own link to the first switch carries its four GPUs: 4:1.
+    assert next(u for u in topo.uplinks if u.switch == "sw-b").ratio == 4.0
+
+
+def test_gigabyte_g482_pairs_at_best_and_hives_across_sockets(catalog: Catalog) -> None:
+    """000_2736fecfd42346e5.txt (G482): four GPUs per socket, several PCIe controllers per EPYC
+    socket so at best pairs talk directly, the hives of four cross the inter-socket link, and
+    one CPU has no NIC slot."""
+    cards = {f"gpu{i}": "a100-80gb-pcie" for i in range(1, 9)}
+    cards["nic1"] = "connectx-6-mcx653105a-hdat"
+    topo = derive(catalog, "mz52-g40-g482", cards, cpu="epyc-7742", cpu_count=2)
+    m = topo.matrix
+    for gpu in topo.gpus:
+        best = min((m[gpu][o] for o in topo.gpus if o != gpu), key=PATH_RANK.__getitem__)
+        assert best == "PHB"  # a pair on one host bridge at best, never a switch
+    assert m["GPU0"]["GPU1"] == "PHB" and m["GPU0"]["GPU2"] == "NODE"
+    assert all(m[f"GPU{a}"][f"GPU{b}"] == "SYS" for a in range(4) for b in range(4, 8))
+    assert "GPUs 0-3 and GPUs 4-7 reach each other only across the Infinity Fabric (xGMI) (SYS)." in topo.notes
+    # The NIC hangs off CPU1 only: the first hive reaches it across sockets.
+    assert [m[g]["NIC0"] for g in topo.gpus] == ["SYS"] * 4 + ["NODE"] * 4
+    # With eight GPUs on an AMD host, NCCL keeps PHB pairs on host memory.
+    assert topo.pair("GPU0", "GPU1").nccl == "SHM through host memory"
+
+
+def test_g482_two_gpus_on_amd_use_p2p_at_phb(catalog: Catalog) -> None:
+    """Issue 4: since NCCL 2.23.4 PCIe P2P only at PXB or closer, AMD hosts with at most two
+    GPUs excepted (the G482 pair of 000_2736fecfd42346e5.txt shares one host bridge)."""
+    cards = {"gpu1": "a100-80gb-pcie", "gpu2": "a100-80gb-pcie"}
+    topo = derive(catalog, "mz52-g40-g482", cards, cpu="epyc-7742", cpu_count=2)
+    pair = topo.pair("GPU0", "GPU1")
+    assert pair.code == "PHB" and pair.p2p and pair.nccl == "P2P over PCIe"
+
+
+def test_asus_esc4000a_e10_four_gpus_on_one_socket(catalog: Catalog) -> None:
+    """000_2736fecfd42346e5.txt: ESC4000 as a quad-GPU node with 4x A5000; ESC4000A-E10 is
+    single-socket EPYC 7002 (reseller copy of ASUS's summary, search-index id 22171670110)."""
+    cards = {f"gpu{i}": "rtx-a5000" for i in range(1, 5)}
+    topo = derive(catalog, "esc4000a-e10-board", cards, cpu="epyc-7742")
+    assert gpu_codes(topo) == {"NODE"}  # one socket: nothing crosses an SMP link
+    pair = topo.pair("GPU0", "GPU3")
+    assert not pair.p2p and pair.p2p_note == "the path crosses between root complexes"
+    assert pair.nccl == "SHM through host memory"
+    assert "The 4 GPUs spread over 4 root complexes of one socket (NODE between them)." in topo.notes
+    # PCIe 4.0 x16 for each A5000: 31.5 GB/s per direction (0.985 x 2 x 16).
+    assert [topo.device(g).gbs for g in topo.gpus] == [pytest.approx(31.5, abs=0.01)] * 4
+
+
+@pytest.mark.parametrize(
+    ("board", "slots"),
+    [
+        ("h12ssl-i", ["x16-a", "x16-b", "x16-c", "x16-d"]),
+        ("pro-ws-wrx80e-sage-se-wifi", ["pciex16-1", "pciex16-3", "pciex16-5", "pciex16-7"]),
+    ],
+)
+def test_epyc_and_threadripper_pro_slots_are_node_never_pix(catalog: Catalog, board: str, slots: list[str]) -> None:
+    """Issue 4 / 000_2736fecfd42346e5.txt: EPYC-family sockets have several root complexes and
+    these boards put each x16 slot on its own, so GPUs in different slots are NODE."""
+    topo = derive(catalog, board, {s: "rtx-a6000" for s in slots}, cpu="epyc-7742")
+    assert gpu_codes(topo) == {"NODE"}
+    assert "PIX" not in gpu_codes(topo) and "SYS" not in gpu_codes(topo)
+    assert {topo.device(g).socket for g in topo.gpus} == {0}
+    assert {topo.device(g).lanes for g in topo.gpus} == {16}
+
+
+# --- NVLink systems --------------------------------------------------------------------
+
+# nvidia-smi topo -m of an 8x V100-SXM2 hybrid cube-mesh server (public GitHub file,
+# search-index id 22149864117); rows GPU0-GPU1 agree with the DGX-1 NCCL dump of
+# github.com/NVIDIA/nccl/issues/671.
+DGX1_MATRIX = """
+X   NV1 NV1 NV2 NV2 SYS SYS SYS
+NV1 X   NV2 NV1 SYS NV2 SYS SYS
+NV1 NV2 X   NV2 SYS SYS NV1 SYS
+NV2 NV1 NV2 X   SYS SYS SYS NV1
+NV2 SYS SYS SYS X   NV1 NV1 NV2
+SYS NV2 SYS SYS NV1 X   NV2 NV1
+SYS SYS NV1 SYS NV1 NV2 X   NV2
+SYS SYS SYS NV1 NV2 NV1 NV2 X
+"""
+
+
+def test_dgx1_hybrid_cube_mesh(sxm_catalog: Catalog) -> None:
+    cards = {f"sxm{i}": "test-v100-sxm2" for i in range(1, 9)}
+    cards["ib0"] = "connectx-5-mcx516a-ccat"
+    topo = derive(sxm_catalog, "dgx-1-v100", cards, cpu="xeon-e5-2690-v4", cpu_count=2)
+    expected = [row.split() for row in DGX1_MATRIX.strip().splitlines()]
+    assert [[topo.matrix[a][b] for b in topo.gpus] for a in topo.gpus] == expected
+    for gpu in topo.gpus:
+        peers = [topo.matrix[gpu][o] for o in topo.gpus if topo.matrix[gpu][o].startswith("NV")]
+        # iitr.ac.in/dgx: six NVLinks per V100, to four peers (two edges doubled).
+        assert len(peers) == 4 and sum(int(c[2:]) for c in peers) == 6
+    # 25 GB/s per link per direction (iitr.ac.in/dgx): NV2 = 50, NV1 = 25.
+    assert topo.pair("GPU0", "GPU3").gbs == 50 and topo.pair("GPU0", "GPU1").gbs == 25
+    # Pairs without NVLink fall back to PCIe: across the sockets, so no P2P.
+    fallback = topo.pair("GPU0", "GPU5")
+    assert fallback.code == "SYS" and not fallback.p2p and fallback.nccl == "SHM across sockets"
+    # NCCL dump of issue 671: GPU0 and GPU1 behind one PLX switch, the NIC beside them.
+    assert topo.matrix["GPU0"]["NIC0"] == "PIX" and topo.pair("GPU0", "NIC0").nccl == "GPUDirect RDMA"
+    assert topo.matrix["GPU4"]["NIC0"] == "SYS"
+
+
+@pytest.mark.parametrize(
+    ("board", "gpu", "code", "gbs"),
+    [
+        # NVIDIA NVLink page: A100, twelve NVLinks, 600 GB/s total -> NV12, 300 per direction.
+        ("dgx-a100-baseboard", "test-a100-sxm4", "NV12", 300),
+        # NCCL issue 1182: 18 NVLinks per H100; HGX H100 post: 900 GB/s bidirectional -> 450.
+        ("hgx-h100-8gpu", "test-h100-sxm5", "NV18", 450),
+    ],
+)
+def test_nvswitch_systems_join_every_pair(sxm_catalog: Catalog, board: str, gpu: str, code: str, gbs: float) -> None:
+    cards = {f"sxm{i}": gpu for i in range(1, 9)}
+    cards["nic0"] = "connectx-7-mcx75310aas-neat"
+    topo = derive(sxm_catalog, board, cards)
+    assert gpu_codes(topo) == {code}
+    gpu_pairs = [p for p in topo.pairs if p.a in topo.gpus and p.b in topo.gpus]
+    assert len(gpu_pairs) == 28
+    assert {p.gbs for p in gpu_pairs} == {gbs} and {p.nccl for p in gpu_pairs} == {"NVLink"}
+    assert topo.ring is not None and topo.ring.bottleneck_gbs == gbs
+    # GPU0 and its compute NIC share a switch tree: GPUDirect RDMA (PXB on DGX A100 per the
+    # NCCL dump of issue 1505, PIX on HGX H100 per SimAI issue 128).
+    assert topo.matrix["GPU0"]["NIC0"] == {"NV12": "PXB", "NV18": "PIX"}[code]
+    assert topo.pair("GPU0", "NIC0").nccl == "GPUDirect RDMA"
+
+
+# --- layout rules the new boards rely on ----------------------------------------------
+
+
+def _tmp_board(tmp_path: Path, body: str) -> Catalog:
+    (tmp_path / "board.yaml").write_text(
+        "- id: tmp-board\n  vendor: Me\n  model: Test layout\n  source: fixture\n  platform: server\n"
+        "  form_factor: proprietary\n  cpu_socket: SP3\n" + body
+    )
+    return load_catalog([tmp_path], include_user=False)
+
+
+def test_numa_nodes_of_one_socket_are_sys(tmp_path: Path) -> None:
+    """A socket split into NUMA nodes (EPYC NPS2/NPS4): nvidia-smi's legend defines SYS as the
+    SMP interconnect between NUMA nodes, and each node gets its share of the cores."""
+    mine = _tmp_board(
+        tmp_path,
+        "  sockets: 1\n"
+        "  root_complexes: [{id: q0, socket: 0, numa_node: 0}, {id: q1, socket: 0, numa_node: 1}]\n"
+        "  slots:\n"
+        "    - {id: s0, label: S0, physical_lanes: 16, electrical_lanes: 16, gen: 4, parent: q0}\n"
+        "    - {id: s1, label: S1, physical_lanes: 16, electrical_lanes: 16, gen: 4, parent: q1}\n",
+    )
+    topo = derive(mine, "tmp-board", {"s0": "a100-80gb-pcie", "s1": "a100-80gb-pcie"}, cpu="epyc-7742")
+    pair = topo.pair("GPU0", "GPU1")
+    assert pair.code == "SYS" and pair.p2p_note == "the path crosses between NUMA nodes of one socket"
+    # EPYC 7742: 64 cores, 128 threads; two nodes of 32 cores, SMT siblings from CPU 64 on.
+    assert [topo.device(g).cpu_affinity for g in topo.gpus] == ["0-31,64-95", "32-63,96-127"]
+    assert [topo.device(g).numa_node for g in topo.gpus] == [0, 1]
+
+
+def test_cascaded_switch_link_counts_against_the_upper_switch(tmp_path: Path) -> None:
+    """A switch feeding another switch spends lanes on that link too (PEX 8747: 48 lanes)."""
+    mine = _tmp_board(
+        tmp_path,
+        "  sockets: 1\n  root_complexes: [{id: rc, socket: 0}]\n"
+        "  switches:\n"
+        "    - {id: up, part: pex8747, upstream: rc, upstream_lanes: 16, upstream_gen: 3}\n"
+        "    - {id: down, part: pex8747, upstream: up, upstream_lanes: 16, upstream_gen: 3}\n"
+        "  slots:\n"
+        "    - {id: a, label: A, physical_lanes: 16, electrical_lanes: 16, gen: 3, parent: up}\n"
+        "    - {id: a2, label: A2, physical_lanes: 16, electrical_lanes: 16, gen: 3, parent: up}\n"
+        "    - {id: b, label: B, physical_lanes: 16, electrical_lanes: 16, gen: 3, parent: down}\n",
+    )
+    board = mine.get_as("tmp-board", Board)
+    assert board is not None
+    # up: x16 to the CPU + two x16 slots + x16 to the lower switch = 64 > 48; down: 32 fits.
+    assert check_board(board, mine) == [
+        "tmp-board: switch up (ExpressLane PEX 8747, 48 lanes) is wired to 64 lanes (x16 up plus its slots)"
+    ]
