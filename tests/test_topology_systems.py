@@ -193,6 +193,11 @@ def test_dgx1_hybrid_cube_mesh(sxm_catalog: Catalog) -> None:
     # Pairs without NVLink fall back to PCIe: across the sockets, so no P2P.
     fallback = topo.pair("GPU0", "GPU5")
     assert fallback.code == "SYS" and not fallback.p2p and fallback.nccl == "SHM across sockets"
+    assert "GPU0-GPU5, GPU0-GPU6, GPU0-GPU7, GPU1-GPU4" in topo.notes[-3]
+    assert topo.notes[-3].endswith("have no NVLink and fall back to PCIe (SYS).")
+    # A ring over doubled links only exists in this matrix (0-3-2-1-5-6-7-4): NV2 at every hop.
+    assert topo.ring is not None and topo.ring.gpus == ["GPU0", "GPU3", "GPU2", "GPU1", "GPU5", "GPU6", "GPU7", "GPU4"]
+    assert topo.ring.bottleneck_gbs == 50 and set(topo.ring.hop_gbs) == {50}
     # NCCL dump of issue 671: GPU0 and GPU1 behind one PLX switch, the NIC beside them.
     assert topo.matrix["GPU0"]["NIC0"] == "PIX" and topo.pair("GPU0", "NIC0").nccl == "GPUDirect RDMA"
     assert topo.matrix["GPU4"]["NIC0"] == "SYS"

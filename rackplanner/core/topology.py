@@ -294,7 +294,7 @@ def _derive(machine: Machine, catalog: Catalog) -> Topology:
         problems=problems,
     )
     if len(gpus) >= 2:
-        topo.ring = ring_allreduce(topo, [g.name for g in gpus])
+        topo.ring = ring_allreduce(topo, ring_order(topo))
     topo.notes = explain(topo, machine, board, catalog)
     return topo
 
@@ -650,6 +650,49 @@ def _uplinks(board: Board, devices: Sequence[TopologyDevice]) -> list[SwitchUpli
     return result
 
 
+def ring_order(topo: Topology) -> list[str]:
+    """All GPUs in the order a ring over them would take.
+
+    Where NVLink joins some pairs but not all (DGX-1's hybrid cube mesh), NCCL builds its
+    rings on NVLink; this finds the NVLink-only ring whose narrowest hop is widest. Otherwise,
+    and when no such ring exists, the GPUs' enumeration order.
+    """
+    names = list(topo.gpus)
+    count = len(names)
+    nv = {frozenset((p.a, p.b)): p.gbs or 0.0 for p in topo.pairs if p.code.startswith("NV")}
+    if count < 3 or not nv or len(nv) == count * (count - 1) // 2:
+        return names
+    neighbours = {g: [h for h in names if frozenset((g, h)) in nv] for g in names}
+    if any(len(peers) < 2 for peers in neighbours.values()):
+        return names
+    best: tuple[float, list[str]] | None = None
+    steps = 0
+
+    def walk(path: list[str], floor: float) -> None:
+        nonlocal best, steps
+        steps += 1
+        if steps > _RING_SEARCH_STEPS or (best is not None and floor <= best[0]):
+            return
+        last = path[-1]
+        if len(path) == count:
+            closing = nv.get(frozenset((last, path[0])))
+            if closing is not None and (best is None or min(floor, closing) > best[0]):
+                best = (min(floor, closing), list(path))
+            return
+        for nxt in neighbours[last]:
+            if nxt not in path:
+                path.append(nxt)
+                walk(path, min(floor, nv[frozenset((last, nxt))]))
+                path.pop()
+
+    walk([names[0]], float("inf"))
+    return best[1] if best is not None else names
+
+
+# Bound on the ring search, far above what an 8- or 16-GPU NVLink mesh needs.
+_RING_SEARCH_STEPS = 50_000
+
+
 def ring_allreduce(topo: Topology, gpus: Sequence[str]) -> RingResult:
     """Per-hop and bottleneck bandwidth of a ring over ``gpus`` in that order.
 
@@ -735,13 +778,22 @@ def explain(topo: Topology, machine: Machine, board: Board, catalog: Catalog) ->
         if len(used) > 1:
             labels = " and ".join(board.slot_label(s) for s in used)
             notes.append(f"{labels} share {group.lanes} lanes: with both filled each gets x{group.split_lanes}.")
+    nv_pairs = [p for p in topo.pairs if p.code.startswith("NV")]
+    nv_joined = {frozenset((p.a, p.b)) for p in nv_pairs}
     by_socket: dict[int, list[str]] = {}
     for g in gpus:
         by_socket.setdefault(g.socket, []).append(g.name)
     if len(by_socket) > 1:
         spans = [_span(names) for _, names in sorted(by_socket.items())]
         link = topo.inter_socket_link or "inter-socket link"
-        notes.append(f"{' and '.join(spans)} reach each other only across the {link} (SYS).")
+        across = [frozenset((a.name, b.name)) for a in gpus for b in gpus if a.socket < b.socket]
+        if not any(pair in nv_joined for pair in across):
+            notes.append(f"{' and '.join(spans)} reach each other only across the {link} (SYS).")
+        elif not all(pair in nv_joined for pair in across):
+            notes.append(
+                f"{' and '.join(spans)} sit on different sockets: pairs between them without NVLink "
+                f"cross the {link} (SYS)."
+            )
     elif len(gpus) > 1:
         roots = {g.root_complex for g in gpus}
         if len(roots) == 1:
@@ -755,7 +807,7 @@ def explain(topo: Topology, machine: Machine, board: Board, catalog: Catalog) ->
         if len(g.chain) > 1:
             by_switch.setdefault(g.chain[0], []).append(g.name)
     for switch, names in by_switch.items():
-        if len(names) > 1:
+        if len(names) > 1 and not all(frozenset((a, b)) in nv_joined for a in names for b in names if a < b):
             notes.append(f"{_span(names)} share switch {switch} (PIX): P2P stays below the CPU.")
     for uplink in topo.uplinks:
         if uplink.device_lanes > uplink.upstream_lanes:
@@ -764,9 +816,30 @@ def explain(topo: Topology, machine: Machine, board: Board, catalog: Catalog) ->
                 f"Gen{uplink.upstream_gen} uplink ({uplink.upstream_gbs:.2f} GB/s): "
                 f"{uplink.ratio:g}:1 oversubscribed."
             )
-    for pair in topo.pairs:
-        if pair.code.startswith("NV"):
+    gpu_pairs = len(gpus) * (len(gpus) - 1) // 2
+    if nv_pairs and len(nv_pairs) == gpu_pairs and len({(p.code, p.gbs) for p in nv_pairs}) == 1 and len(gpus) > 2:
+        first = nv_pairs[0]
+        via = " through NVSwitch" if board.nvswitch_gbs_per_gpu else ""
+        notes.append(
+            f"All {len(gpus)} GPUs reach each other over NVLink{via} ({first.code}, {first.gbs:g} GB/s per "
+            "direction between any pair)."
+        )
+    elif len(nv_pairs) <= 3:
+        for pair in nv_pairs:
             notes.append(f"{pair.a} and {pair.b} are joined by NVLink ({pair.code}, {pair.gbs:g} GB/s per direction).")
+    else:
+        by_code: dict[tuple[str, float | None], list[str]] = {}
+        for pair in nv_pairs:
+            by_code.setdefault((pair.code, pair.gbs), []).append(f"{pair.a}-{pair.b}")
+        for (code, gbs), names in sorted(by_code.items(), key=lambda item: item[0][0], reverse=True):
+            notes.append(f"NVLink {code} ({gbs:g} GB/s per direction) joins {', '.join(names)}.")
+        fallback: dict[str, list[str]] = {}
+        for i, a in enumerate(gpus):
+            for b in gpus[i + 1 :]:
+                if frozenset((a.name, b.name)) not in nv_joined:
+                    fallback.setdefault(topo.matrix[a.name][b.name], []).append(f"{a.name}-{b.name}")
+        for code, names in fallback.items():
+            notes.append(f"{', '.join(names)} have no NVLink and fall back to PCIe ({code}).")
     geforce = [g for g in gpus if (p := catalog.get_as(g.part, Gpu)) and not p.p2p_pcie]
     if len(gpus) > 1 and geforce:
         without_nv = [p for p in topo.pairs if p.a in topo.gpus and p.b in topo.gpus and not p.code.startswith("NV")]
@@ -780,8 +853,9 @@ def explain(topo: Topology, machine: Machine, board: Board, catalog: Catalog) ->
             notes.append(f"{gpu_name}'s nearest NIC, {nearest[0]}, is {nearest[1]}: no GPUDirect RDMA under NCCL.")
             break
     if topo.ring is not None and topo.ring.bottleneck_gbs is not None:
+        order = "" if topo.ring.gpus == topo.gpus else f" (in the order {', '.join(topo.ring.gpus)})"
         notes.append(
-            f"A ring all-reduce over all {len(gpus)} GPUs is limited to {topo.ring.bottleneck_gbs:.2f} GB/s "
+            f"A ring all-reduce over all {len(gpus)} GPUs{order} is limited to {topo.ring.bottleneck_gbs:.2f} GB/s "
             f"per direction at hop {topo.ring.bottleneck_hop}."
         )
     return notes
