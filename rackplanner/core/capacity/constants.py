@@ -52,6 +52,10 @@ PREFILL_TFLOPS_EFFICIENCY: dict[str, float] = {
 # so an assumption (about half of peak is what large GEMMs reach), not a fit.
 TP_SERVER_PREFILL_TFLOPS_EFFICIENCY = 0.50
 
+# Most sequences a server batches at once: vLLM's default max_num_seqs
+# (https://docs.vllm.ai/en/latest/serving/engine_args.html).
+MAX_BATCH_SEQUENCES = 256
+
 # --- memory ---------------------------------------------------------------------------
 # CUDA context, cuBLAS workspace and allocator slack per GPU.
 GPU_RUNTIME_OVERHEAD_GB = 0.8

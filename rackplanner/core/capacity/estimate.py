@@ -204,23 +204,34 @@ def capacity_table(
     only_fitting: bool = True,
 ) -> list[TableRow]:
     """Every catalog model × format on ``hw``: which fit at ``context`` and how fast."""
+    check_positive("context", context)
     rows: list[TableRow] = []
     rt = get_runtime(runtime or default_runtime(hw))
+    if rt.gpu_only and hw.kind != "gpu":
+        raise InputError(f"{rt.label} runs on GPUs; use --runtime llama.cpp for {hw.label}")
+    fmts = [get_format(f) for f in formats] if formats else list(FORMATS.values())
     for model in sorted(catalog.of_kind(LlmModel), key=lambda m: m.id):
-        for fmt_id in formats or list(FORMATS):
-            est = estimate(model, fmt_id, hw, runtime=rt, context=min(context, model.max_context), with_training=False)
-            if only_fitting and not est.fits:
+        ctx = min(context, model.max_context)
+        for fmt in fmts:
+            fit = memory_fit(model, fmt, hw, rt, context=ctx)
+            if only_fitting and not fit.fits:
                 continue
+            decode = best = prefill = None
+            if fit.fits:
+                s = SpeedInputs.build(model, fmt, hw, rt, offload_fraction=fit.offload_fraction)
+                decode = 1 / decode_step_s(s, 1, ctx)
+                best = best_batch(s, ctx, max(fit.max_batch, 1))[1]
+                prefill = prefill_tokens_per_s(s, min(ctx, 512))
             rows.append(
-                TableRow(
+                TableRow.model_construct(
                     model=model.id,
-                    format=fmt_id,
-                    fits=est.fits,
-                    total_gb=est.total_gb,
-                    max_context=est.max_context,
-                    decode_tokens_per_s=est.decode_tokens_per_s,
-                    best_batch_tokens_per_s=est.best_batch_tokens_per_s,
-                    prefill_tokens_per_s=est.prefill_tokens_per_s,
+                    format=fmt.id,
+                    fits=fit.fits,
+                    total_gb=fit.total_gb,
+                    max_context=fit.max_context,
+                    decode_tokens_per_s=decode,
+                    best_batch_tokens_per_s=best,
+                    prefill_tokens_per_s=prefill,
                 )
             )
     return rows

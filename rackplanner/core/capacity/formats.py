@@ -76,7 +76,9 @@ def gptq_int4(group: int) -> BlockLayout:
     return BlockLayout(4, block=group, block_bits=16 + 4)
 
 
-TensorClass = str  # token_embd, output, attn_v, attn_output, ffn_down, other
+TensorClass = str
+TENSOR_CLASSES: tuple[TensorClass, ...] = ("token_embd", "output", "attn_v", "attn_output", "ffn_down", "other")
+_BITS_BY_CLASS: dict[tuple[str, int], dict[TensorClass, float]] = {}
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,18 @@ class WeightFormat:
     # float, fp8, int (GPTQ/AWQ/LLM.int8), gguf (llama.cpp files), nf4 (bitsandbytes)
     family: str = "float"
     source: str = ""
+
+    def bits_by_class(self, row: int) -> dict[TensorClass, float]:
+        """Average bits per weight of each tensor class, for rows of ``row`` weights."""
+        key = (self.id, row)
+        cached = _BITS_BY_CLASS.get(key)
+        if cached is None:
+            cached = {
+                tensor: sum(share * layout.bits_per_weight(row) for share, layout in self.layout_of(tensor))
+                for tensor in TENSOR_CLASSES
+            }
+            _BITS_BY_CLASS[key] = cached
+        return cached
 
     def layout_of(self, tensor: TensorClass) -> tuple[tuple[float, BlockLayout], ...]:
         if tensor in self.fp16_classes:
@@ -250,11 +264,8 @@ def bits_per_weight(model: LlmModel, fmt: WeightFormat) -> float:
 
 def _bytes(model: LlmModel, fmt: WeightFormat, *, active: bool) -> float:
     groups = tensor_groups(model, active=active).as_dict()
-    total_bits = 0.0
-    for tensor, params in groups.items():
-        for share, layout in fmt.layout_of(tensor):
-            total_bits += params * share * layout.bits_per_weight(model.hidden_size)
-    return total_bits / 8
+    bits = fmt.bits_by_class(model.hidden_size)
+    return sum(params * bits[tensor] for tensor, params in groups.items()) / 8
 
 
 def scale_overhead_bytes(params: float, layout: BlockLayout, row: int = 4096) -> float:

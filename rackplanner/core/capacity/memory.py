@@ -8,8 +8,7 @@ every expert.
 from __future__ import annotations
 
 import math
-
-from pydantic import BaseModel
+from dataclasses import dataclass, field
 
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.formats import WeightFormat, weight_bytes
@@ -24,7 +23,10 @@ from rackplanner.core.parts import LlmModel
 PREFILL_UBATCH = 512
 
 
-class MemoryFit(BaseModel):
+@dataclass(frozen=True)
+class MemoryFit:
+    """Memory needed and available, GB (an intermediate: ``Estimate`` carries it to users)."""
+
     fits: bool
     weights_gb: float
     kv_cache_gb: float
@@ -35,11 +37,11 @@ class MemoryFit(BaseModel):
     free_gb: float
     per_device_gb: float
     kv_gb_per_token: float
-    # Share of the weights kept in system RAM (llama.cpp CPU offload); 0 when all in VRAM.
-    offload_fraction: float = 0.0
     max_context: int
     max_batch: int
-    notes: list[str] = []
+    # Share of the weights kept in system RAM (llama.cpp CPU offload); 0 when all in VRAM.
+    offload_fraction: float = 0.0
+    notes: list[str] = field(default_factory=list)
 
 
 def check_positive(name: str, value: int) -> None:

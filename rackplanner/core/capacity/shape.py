@@ -71,9 +71,24 @@ def kv_bytes_per_token(model: LlmModel, bytes_per_element: float) -> float:
     return llm_shape.kv_cache_values_per_token(model) * bytes_per_element
 
 
+# Groups per model object (a capacity table asks for each model once per format); the
+# entry keeps the model alive, so an id is never reused while its entry exists.
+_GROUPS: dict[int, tuple[LlmModel, TensorGroups, TensorGroups]] = {}
+
+
 def tensor_groups(model: LlmModel, *, active: bool = False) -> TensorGroups:
     """Parameters by tensor class; ``active`` counts what one token reads (no embedding
     table, only its routed experts)."""
+    cached = _GROUPS.get(id(model))
+    if cached is None or cached[0] is not model:
+        if len(_GROUPS) > 1024:
+            _GROUPS.clear()
+        cached = (model, _tensor_groups(model, active=False), _tensor_groups(model, active=True))
+        _GROUPS[id(model)] = cached
+    return cached[2] if active else cached[1]
+
+
+def _tensor_groups(model: LlmModel, *, active: bool) -> TensorGroups:
     h = model.hidden_size
     embd, held = _embeddings(model)
     total, active_total = _llm_counts(model)

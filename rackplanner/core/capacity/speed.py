@@ -42,7 +42,8 @@ def tensor_parallel_degree(model: LlmModel, hw: Hardware, runtime: Runtime) -> i
 
 @dataclass(frozen=True)
 class SpeedInputs:
-    """Everything per model, format and hardware that the step-time formulas need."""
+    """Everything per model, format and hardware that the step-time formulas need,
+    worked out once so that a batch search costs a few multiplications per step."""
 
     model: LlmModel
     hw: Hardware
@@ -53,6 +54,11 @@ class SpeedInputs:
     kv_token_bytes: float
     offload_fraction: float
     tp: int
+    mem_bytes_per_s: float
+    host_bytes_per_s: float
+    flops_per_s: float
+    fixed_step_s: float
+    attention_flops_per_ctx: float
 
     @classmethod
     def build(
@@ -65,7 +71,15 @@ class SpeedInputs:
         kv_bytes: float = 2.0,
         offload_fraction: float = 0.0,
     ) -> SpeedInputs:
-        embd = model.vocab_size * model.hidden_size * fmt.layout_of("token_embd")[0][1].bits_per_weight() / 8
+        embd = model.vocab_size * model.hidden_size * fmt.bits_by_class(model.hidden_size)["token_embd"] / 8
+        tp = tensor_parallel_degree(model, hw, runtime)
+        parallel = tp if hw.kind == "gpu" else hw.devices
+        # CPU sockets run tensor parallel (003_fdb6d644ec457317.txt); GPUs under a layer
+        # split take turns, so one GPU's bandwidth counts.
+        mem = decode_bw_efficiency(hw) * hw.mem_bw_gbs_per_device * k.GB * parallel
+        host = k.CPU_DECODE_BW_EFFICIENCY * (hw.host_bw_gbs or 0.0) * k.GB
+        tflops = hw.tflops_per_device
+        flops = prefill_tflops_efficiency(hw, runtime) * tflops * 1e12 * parallel if tflops else float("inf")
         return cls(
             model=model,
             hw=hw,
@@ -75,7 +89,12 @@ class SpeedInputs:
             active_params=active_params(model),
             kv_token_bytes=kv_bytes_per_token(model, kv_bytes),
             offload_fraction=offload_fraction,
-            tp=tensor_parallel_degree(model, hw, runtime),
+            tp=tp,
+            mem_bytes_per_s=mem,
+            host_bytes_per_s=host,
+            flops_per_s=flops,
+            fixed_step_s=runtime.layer_overhead_s * model.layers + runtime.step_overhead_s,
+            attention_flops_per_ctx=4 * model.layers * model.attention_heads * model.head_dim,
         )
 
     def weights_read(self, batch: int) -> float:
@@ -90,26 +109,7 @@ class SpeedInputs:
 
     def attention_flops(self, context: float) -> float:
         """QK^T and AV of one token against ``context`` cached tokens, all layers."""
-        m = self.model
-        return 4 * m.layers * m.attention_heads * m.head_dim * context
-
-
-def _mem_bw(s: SpeedInputs) -> float:
-    """Effective bytes/s the weights stream at (layer split: one device at a time)."""
-    hw = s.hw
-    eff = decode_bw_efficiency(hw)
-    if hw.kind == "gpu":
-        return eff * hw.mem_bw_gbs_per_device * k.GB * s.tp
-    # CPU sockets (tensor parallel across sockets, 003_fdb6d644ec457317.txt) or one SoC.
-    return eff * hw.mem_bw_gbs_per_device * k.GB * hw.devices
-
-
-def _compute_flops(s: SpeedInputs, efficiency: float) -> float:
-    hw = s.hw
-    if hw.tflops_per_device is None:
-        return float("inf")
-    parallel = s.tp if hw.kind == "gpu" else hw.devices
-    return efficiency * hw.tflops_per_device * 1e12 * parallel
+        return self.attention_flops_per_ctx * context
 
 
 def _allreduce_s(s: SpeedInputs, tokens: int) -> float:
@@ -123,18 +123,13 @@ def _allreduce_s(s: SpeedInputs, tokens: int) -> float:
 
 def decode_step_s(s: SpeedInputs, batch: int, context: int) -> float:
     """Seconds for one decode step producing one token for each of ``batch`` sequences."""
-    weights = s.weights_read(batch)
-    kv = batch * context * s.kv_token_bytes
-    bw = _mem_bw(s)
-    mem_s = (weights + kv) / bw
-    if s.offload_fraction and s.hw.host_bw_gbs:
-        cpu_bw = k.CPU_DECODE_BW_EFFICIENCY * s.hw.host_bw_gbs * k.GB
-        mem_s = (1 - s.offload_fraction) * (weights + kv) / bw + s.offload_fraction * (weights + kv) / cpu_bw
-    flops = batch * (2 * s.active_params + s.attention_flops(context))
-    compute_s = flops / _compute_flops(s, prefill_tflops_efficiency(s.hw, s.runtime))
-    step = max(mem_s, compute_s)
-    step += s.runtime.layer_overhead_s * s.model.layers + s.runtime.step_overhead_s
-    return step + _allreduce_s(s, batch)
+    moved = s.weights_read(batch) + batch * context * s.kv_token_bytes
+    if s.offload_fraction and s.host_bytes_per_s:
+        mem_s = (1 - s.offload_fraction) * moved / s.mem_bytes_per_s + s.offload_fraction * moved / s.host_bytes_per_s
+    else:
+        mem_s = moved / s.mem_bytes_per_s
+    compute_s = batch * (2 * s.active_params + s.attention_flops_per_ctx * context) / s.flops_per_s
+    return max(mem_s, compute_s) + s.fixed_step_s + _allreduce_s(s, batch)
 
 
 def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
@@ -144,11 +139,10 @@ def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
 def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     """Prompt tokens per second for a prompt of ``prompt`` tokens (compute-bound)."""
     flops_per_token = 2 * s.active_params + s.attention_flops(prompt / 2)
-    compute = _compute_flops(s, prefill_tflops_efficiency(s.hw, s.runtime))
     ubatch = min(prompt, PREFILL_UBATCH)
     # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
-    mem_per_token = s.held_bytes / ubatch / _mem_bw(s)
-    per_token = max(flops_per_token / compute, mem_per_token)
+    mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s
+    per_token = max(flops_per_token / s.flops_per_s, mem_per_token)
     per_token += _allreduce_s(s, ubatch) / ubatch
     if s.offload_fraction and s.hw.host_bw_gbs:
         per_token /= 1 - s.offload_fraction / 2  # the CPU layers run slower; llama.cpp pushes them to the GPU per batch
@@ -156,19 +150,15 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
 
 
 def best_batch(s: SpeedInputs, context: int, max_batch: int) -> tuple[int, float]:
-    """The batch (up to what memory holds) that gives the most decode tokens/s."""
-    best = (1, decode_tokens_per_s(s, 1, context))
-    b = 2
-    while b <= max_batch:
-        rate = decode_tokens_per_s(s, b, context)
-        if rate > best[1]:
-            best = (b, rate)
-        b *= 2
-    if max_batch > 1 and max_batch & (max_batch - 1):
-        rate = decode_tokens_per_s(s, max_batch, context)
-        if rate > best[1]:
-            best = (max_batch, rate)
-    return best
+    """The batch (up to what memory holds, at most the runtime's sequence cap) with the
+    most decode tokens/s. Along the roofline the rate only grows with batch (memory-bound:
+    the weights are shared; compute-bound: it levels off), so that is the largest batch."""
+    batch = max(1, min(max_batch, k.MAX_BATCH_SEQUENCES))
+    single = 1 / decode_step_s(s, 1, context)
+    if batch == 1:
+        return 1, single
+    rate = batch / decode_step_s(s, batch, context)
+    return (batch, rate) if rate > single else (1, single)
 
 
 def requests_per_s(
@@ -182,12 +172,17 @@ def requests_per_s(
     prefill_tps: float,
 ) -> tuple[int, float]:
     """Concurrent requests and requests/s while each user still sees ``target_tokens_per_s``."""
-    batch = 0
-    b = 1
-    while b <= max(max_batch, 1) and decode_step_s(s, b, context) <= 1 / target_tokens_per_s:
-        batch = b
-        b = b * 2 if b < 8 else b + 8
-    if batch == 0:
+    budget = 1 / target_tokens_per_s
+    if decode_step_s(s, 1, context) > budget:
         return 0, 0.0
-    per_request = output * decode_step_s(s, batch, context) + batch * prompt / prefill_tps
-    return batch, batch / per_request
+    low, high = 1, max(max_batch, 1)
+    if decode_step_s(s, high, context) <= budget:
+        low = high
+    while high - low > 1:  # step time grows with batch: bisect for the largest within budget
+        mid = (low + high) // 2
+        if decode_step_s(s, mid, context) <= budget:
+            low = mid
+        else:
+            high = mid
+    per_request = output * decode_step_s(s, low, context) + low * prompt / prefill_tps
+    return low, low / per_request
