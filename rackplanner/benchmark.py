@@ -32,6 +32,8 @@ def main() -> None:
     server = plan.machines[0]
     # Distinct machines (renamed copies) so the content cache cannot answer.
     fleet = [server.model_copy(update={"name": f"node {i}"}) for i in range(1000)]
+    single = _median_ms(lambda: _derive(server, catalog), repeat=201)
+    print(f"derive topology, one 8-GPU machine (median of 201): {single:.3f} ms")
     cold = _median_ms(lambda: [_derive(m, catalog) for m in fleet], repeat=3)
     print(f"derive topology, 1,000 distinct 8-GPU machines: {cold:.0f} ms ({cold / 1000:.3f} ms each)")
     for m in fleet:
