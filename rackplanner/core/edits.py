@@ -32,6 +32,7 @@ from rackplanner.core.parts import (
     Part,
     Pdu,
     Psu,
+    RackDevice,
     Server,
 )
 from rackplanner.core.parts import Rack as RackPart
@@ -420,7 +421,7 @@ def mount_device(
             if any(d.machine == machine for d in other.devices):
                 raise EditRefused(f"machine {machine!r} is already mounted in {other.name}")
     if part is not None:
-        _need(catalog, part, (NetworkSwitch, Pdu), "rack device")
+        _need(catalog, part, (NetworkSwitch, Pdu, RackDevice), "rack device")
     if feed is not None and not any(f.id == feed for f in plan.feeds):
         raise EditRefused(f"feed {feed!r} is not in the plan")
     new_id = device_id or _free_id(_slug(name), {d.id for d in old.devices})

@@ -514,6 +514,29 @@ class NetworkSwitch(Part):
     managed: bool = True
 
 
+class PowerPort(Frozen):
+    """One power inlet of a rack device, as NetBox device types describe it."""
+
+    type: str
+    maximum_draw_w: float | None = Field(default=None, gt=0)
+    allocated_draw_w: float | None = Field(default=None, gt=0)
+
+
+class RackDevice(Part):
+    """Other rack equipment (storage, a management server, a KVM, a patch panel): NetBox's shape."""
+
+    kind: ClassVar[str] = "rack-device"
+
+    height_u: int = Field(ge=1)
+    is_full_depth: bool = True
+    depth_mm: float | None = Field(default=None, gt=0)
+    weight_kg: float | None = Field(default=None, gt=0)
+    power_ports: list[PowerPort] = Field(default_factory=list)
+    interfaces: list[PortGroup] = Field(default_factory=list)
+    # Out-of-band management ports (BMC/iDRAC/iLO) among the interfaces.
+    mgmt_ports: int = Field(default=0, ge=0)
+
+
 class LlmModel(Part):
     kind: ClassVar[str] = "llm"
 
@@ -581,6 +604,7 @@ PART_KINDS: dict[str, type[Part]] = {
         Rack,
         Pdu,
         NetworkSwitch,
+        RackDevice,
         LlmModel,
     )
 }

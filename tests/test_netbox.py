@@ -1,0 +1,104 @@
+"""NetBox device-type import: fields, the library's known faults, bad input, round trip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rackplanner.core.catalog import load_catalog
+from rackplanner.core.netbox import NetboxError, add_to_catalog, import_device_type, to_device_type
+from rackplanner.core.parts import NetworkSwitch, Pdu, RackDevice
+from tests.conftest import REPO
+
+FIXTURES = REPO / "tests" / "data" / "netbox"
+
+
+def test_switch_import(tmp_path: Path) -> None:
+    result = import_device_type(FIXTURES / "leaf-switch.yaml")
+    assert result.kind == "switch"
+    switch = NetworkSwitch.model_validate(result.part)
+    # 8 x 25G SFP28 + 2 x 100G QSFP28 data ports; the management port and LAG are not data ports.
+    assert [(g.count, g.speed_gbps, g.connector) for g in switch.ports] == [(8, 25, "sfp28"), (2, 100, "qsfp28")]
+    assert (switch.height_u, switch.is_full_depth, switch.weight_kg, switch.psu_count) == (1, False, 9.5, 2)
+    # Equal round maximum_draw on both PSUs is the nameplate fault; allocated_draw 2 x 210 W is used.
+    assert switch.power_max_w == 420
+    assert any("nameplate" in w for w in result.warnings)
+
+
+def test_nameplate_given_as_draw_is_not_trusted() -> None:
+    result = import_device_type(FIXTURES / "gpu-server-nameplate.yaml")
+    device = RackDevice.model_validate(result.part)
+    # Four C14 ports each "2000 W": an 8 kW server if trusted. The draw is left unknown instead.
+    assert [p.type for p in device.power_ports] == ["iec-60320-c14"] * 4
+    assert all(p.maximum_draw_w is None for p in device.power_ports)
+    assert device.mgmt_ports == 1
+    assert (device.height_u, device.weight_kg) == (4, 45.3)
+    assert "supermicro.com" in device.source[0]
+
+
+def test_psus_as_module_bays_are_reported() -> None:
+    result = import_device_type(FIXTURES / "storage-module-bays.yaml")
+    assert result.kind == "rack-device"
+    assert result.part["power_ports"] == []
+    assert any("module bays (PSU1, PSU2)" in w for w in result.warnings)
+
+
+def test_pdu_with_every_outlet_on_one_leg() -> None:
+    result = import_device_type(FIXTURES / "pdu-one-leg.yaml")
+    pdu = Pdu.model_validate(result.part)
+    # NEMA L15-30P: 3-phase delta, 30 A (NEMA WD 6); taken at 208 V.
+    assert (pdu.phases, pdu.wiring, pdu.voltage_v, pdu.input_current_a) == (3, "delta", 208, 30)
+    # Nine outlets on leg A spread in order over the three line pairs, with a warning.
+    assert [g.line for g in pdu.outlet_groups] == ["L1-L2", "L2-L3", "L3-L1"]
+    assert sum(sum(g.outlets.values()) for g in pdu.outlet_groups) == 9
+    assert pdu.weight_kg == pytest.approx(18 * 0.45359237, abs=0.01)
+    assert any("one feed leg" in w for w in result.warnings)
+
+
+def test_missing_and_bad_fields_name_file_and_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("model: X\nu_height: 1\n", encoding="utf-8")
+    with pytest.raises(NetboxError, match=r"bad\.yaml: manufacturer: required"):
+        import_device_type(bad)
+    bad.write_text("manufacturer: A\nmodel: X\nu_height: 1.5\n", encoding="utf-8")
+    with pytest.raises(NetboxError, match=r"u_height: 1\.5 U is not a whole number"):
+        import_device_type(bad)
+    bad.write_text("- not\n- a mapping\n", encoding="utf-8")
+    with pytest.raises(NetboxError, match="expected a NetBox device type"):
+        import_device_type(bad)
+    pdu = tmp_path / "pdu.yaml"
+    pdu.write_text(
+        "manufacturer: A\nmodel: P\nu_height: 0\npower-ports:\n  - {name: in, type: iec-60309-3p-n-e-6h}\n"
+        "power-outlets:\n  - {name: '1', type: iec-60320-c13, feed_leg: A}\n",
+        encoding="utf-8",
+    )
+    # An IEC 60309 plug says the voltage band but not the current.
+    with pytest.raises(NetboxError, match="give --current"):
+        import_device_type(pdu)
+    assert import_device_type(pdu, current_a=32).part["input_current_a"] == 32
+
+
+def test_round_trip_through_netbox_form(tmp_path: Path) -> None:
+    for name in ("leaf-switch.yaml", "pdu-one-leg.yaml", "storage-module-bays.yaml"):
+        first = import_device_type(FIXTURES / name)
+        model = {"switch": NetworkSwitch, "pdu": Pdu, "rack-device": RackDevice}[first.kind]
+        part = model.model_validate(first.part)
+        exported = tmp_path / f"out-{name}"
+        exported.write_text(yaml.safe_dump(to_device_type(part)), encoding="utf-8")
+        again = model.model_validate(import_device_type(exported, as_kind=first.kind).part)
+        keep = {"source", "notes"}
+        assert again.model_dump(exclude=keep) == part.model_dump(exclude=keep), name
+
+
+def test_added_entries_load_as_a_catalog_and_reimport_replaces(tmp_path: Path) -> None:
+    results = [import_device_type(FIXTURES / n) for n in ("leaf-switch.yaml", "storage-module-bays.yaml")]
+    folder = tmp_path / "mine"
+    written = add_to_catalog(results, folder)
+    assert sorted(p.name for p in written) == ["rack-device.yaml", "switch.yaml"]
+    add_to_catalog(results, folder)  # the same ids again: replaced, not duplicated
+    catalog = load_catalog([folder], include_user=False)
+    assert isinstance(catalog.get("example-ex-4816"), NetworkSwitch)
+    assert isinstance(catalog.get("supermicro-ssg-6049p-e1cr36h"), RackDevice)
+    assert len(yaml.safe_load((folder / "switch.yaml").read_text())) == 1
