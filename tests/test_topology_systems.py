@@ -16,54 +16,6 @@ from rackplanner.core.parts import Board
 from rackplanner.core.plan import Plan
 from rackplanner.core.topology import PATH_RANK, Topology, check_board, derive_topology, pcie_gbs
 
-# SXM modules for the NVLink systems, with the NVLink figures their sources give. Memory and
-# power figures are not used by these tests.
-SXM_GPUS = """
-- id: test-v100-sxm2
-  vendor: NVIDIA
-  model: Tesla V100-SXM2-16GB
-  source: "https://www.iitr.ac.in/dgx (DGX-1: each V100 has six NVLinks of 25 GB/s per direction, PCIe 3.0 x16)"
-  product_line: datacenter
-  form_factor: sxm
-  vram_gb: 16
-  tdp_w: 300
-  pcie_gen: 3
-  nvlink_links: 6
-  nvlink_gbs: 150
-  p2p_pcie: true
-- id: test-a100-sxm4
-  vendor: NVIDIA
-  model: A100-SXM4-40GB
-  source: "https://www.nvidia.com/de-de/data-center/nvlink/ (A100: twelve NVLinks, 600 GB/s total)"
-  product_line: datacenter
-  form_factor: sxm
-  vram_gb: 40
-  tdp_w: 400
-  pcie_gen: 4
-  nvlink_links: 12
-  nvlink_gbs: 300
-  p2p_pcie: true
-- id: test-h100-sxm5
-  vendor: NVIDIA
-  model: H100 80GB HBM3
-  source: "https://github.com/NVIDIA/nccl/issues/1182 (18 NVLinks per H100); HGX H100 post: 900 GB/s bidirectional"
-  product_line: datacenter
-  form_factor: sxm
-  vram_gb: 80
-  tdp_w: 700
-  pcie_gen: 5
-  nvlink_links: 18
-  nvlink_gbs: 450
-  p2p_pcie: true
-"""
-
-
-@pytest.fixture(scope="module")
-def sxm_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    folder = tmp_path_factory.mktemp("sxm-catalog")
-    (folder / "gpu.yaml").write_text(SXM_GPUS)
-    return load_catalog([folder], include_user=False)
-
 
 def derive(
     catalog: Catalog, board: str, cards: dict[str, str], *, cpu: str | None = None, cpu_count: int = 1
@@ -145,16 +97,20 @@ def test_asus_esc4000a_e10_four_gpus_on_one_socket(catalog: Catalog) -> None:
 
 
 @pytest.mark.parametrize(
-    ("board", "slots"),
+    ("board", "slots", "cpu"),
     [
-        ("h12ssl-i", ["x16-a", "x16-b", "x16-c", "x16-d"]),
-        ("pro-ws-wrx80e-sage-se-wifi", ["pciex16-1", "pciex16-3", "pciex16-5", "pciex16-7"]),
+        ("h12ssl-i", ["x16-a", "x16-b", "x16-c", "x16-d"], "epyc-7742"),
+        ("pro-ws-wrx80e-sage-se-wifi", ["pciex16-1", "pciex16-3", "pciex16-5", "pciex16-7"], "threadripper-pro-5995wx"),
+        # tomshw.it: ROMED8-2T, seven PCIe 4.0 x16 slots on one EPYC socket.
+        ("romed8-2t", ["pcie1", "pcie3", "pcie5", "pcie7"], "epyc-7742"),
     ],
 )
-def test_epyc_and_threadripper_pro_slots_are_node_never_pix(catalog: Catalog, board: str, slots: list[str]) -> None:
+def test_epyc_and_threadripper_pro_slots_are_node_never_pix(
+    catalog: Catalog, board: str, slots: list[str], cpu: str
+) -> None:
     """Issue 4 / 000_2736fecfd42346e5.txt: EPYC-family sockets have several root complexes and
     these boards put each x16 slot on its own, so GPUs in different slots are NODE."""
-    topo = derive(catalog, board, {s: "rtx-a6000" for s in slots}, cpu="epyc-7742")
+    topo = derive(catalog, board, {s: "rtx-a6000" for s in slots}, cpu=cpu)
     assert gpu_codes(topo) == {"NODE"}
     assert "PIX" not in gpu_codes(topo) and "SYS" not in gpu_codes(topo)
     assert {topo.device(g).socket for g in topo.gpus} == {0}
@@ -178,10 +134,10 @@ SYS SYS SYS NV1 NV2 NV1 NV2 X
 """
 
 
-def test_dgx1_hybrid_cube_mesh(sxm_catalog: Catalog) -> None:
-    cards = {f"sxm{i}": "test-v100-sxm2" for i in range(1, 9)}
+def test_dgx1_hybrid_cube_mesh(catalog: Catalog) -> None:
+    cards = {f"sxm{i}": "v100-16gb-sxm2" for i in range(1, 9)}
     cards["ib0"] = "connectx-5-mcx516a-ccat"
-    topo = derive(sxm_catalog, "dgx-1-v100", cards, cpu="xeon-e5-2690-v4", cpu_count=2)
+    topo = derive(catalog, "dgx-1-v100", cards, cpu="xeon-e5-2698-v4", cpu_count=2)
     expected = [row.split() for row in DGX1_MATRIX.strip().splitlines()]
     assert [[topo.matrix[a][b] for b in topo.gpus] for a in topo.gpus] == expected
     for gpu in topo.gpus:
@@ -207,15 +163,15 @@ def test_dgx1_hybrid_cube_mesh(sxm_catalog: Catalog) -> None:
     ("board", "gpu", "code", "gbs"),
     [
         # NVIDIA NVLink page: A100, twelve NVLinks, 600 GB/s total -> NV12, 300 per direction.
-        ("dgx-a100-baseboard", "test-a100-sxm4", "NV12", 300),
+        ("dgx-a100-baseboard", "a100-40gb-sxm", "NV12", 300),
         # NCCL issue 1182: 18 NVLinks per H100; HGX H100 post: 900 GB/s bidirectional -> 450.
-        ("hgx-h100-8gpu", "test-h100-sxm5", "NV18", 450),
+        ("hgx-h100-8gpu", "h100-sxm", "NV18", 450),
     ],
 )
-def test_nvswitch_systems_join_every_pair(sxm_catalog: Catalog, board: str, gpu: str, code: str, gbs: float) -> None:
+def test_nvswitch_systems_join_every_pair(catalog: Catalog, board: str, gpu: str, code: str, gbs: float) -> None:
     cards = {f"sxm{i}": gpu for i in range(1, 9)}
     cards["nic0"] = "connectx-7-mcx75310aas-neat"
-    topo = derive(sxm_catalog, board, cards)
+    topo = derive(catalog, board, cards)
     assert gpu_codes(topo) == {code}
     gpu_pairs = [p for p in topo.pairs if p.a in topo.gpus and p.b in topo.gpus]
     assert len(gpu_pairs) == 28
