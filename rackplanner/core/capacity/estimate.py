@@ -188,6 +188,7 @@ class TableRow(BaseModel):
     format: str
     fits: bool
     total_gb: float
+    offload_fraction: float
     max_context: int
     decode_tokens_per_s: float | None
     best_batch_tokens_per_s: float | None
@@ -228,6 +229,7 @@ def capacity_table(
                     format=fmt.id,
                     fits=fit.fits,
                     total_gb=fit.total_gb,
+                    offload_fraction=fit.offload_fraction,
                     max_context=fit.max_context,
                     decode_tokens_per_s=decode,
                     best_batch_tokens_per_s=best,

@@ -107,8 +107,9 @@ def memory_fit(
     capacity = room + overhead
     total = needed + overhead
     free_for_kv = room - weights - act
-    if offload:
-        free_for_kv = 0.0
+    if offload and hw.host_ram_gb:
+        # With layers in RAM, what RAM has left holds further KV cache.
+        free_for_kv = hw.host_ram_gb - k.CPU_RAM_RESERVED_GB - (needed - room)
     max_context = min(model.max_context, math.floor(free_for_kv / kv_token)) if free_for_kv > 0 else 0
     per_seq = kv_token * context
     max_batch = math.floor(free_for_kv / per_seq) if free_for_kv > 0 else 0

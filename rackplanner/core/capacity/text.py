@@ -1,0 +1,141 @@
+"""Plain-text and JSON views of capacity results, for the ``estimate``/``capacity`` commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rackplanner.core.capacity.estimate import Estimate, TableRow
+from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.errors import InputError
+from rackplanner.core.plan import Machine
+from rackplanner.core.planfile import load_plan
+
+# The JSON fields the README documents; they keep their names and meaning.
+STABLE_FIELDS = (
+    "fits",
+    "weights_gb",
+    "kv_cache_gb",
+    "total_gb",
+    "decode_tokens_per_s",
+    "prefill_tokens_per_s",
+    "max_context",
+)
+
+
+def plan_machine(path: Path, catalog: Catalog, name: str | None) -> Machine:
+    """The machine ``name`` (id or name) of a plan; the only one when ``name`` is None."""
+    plan = load_plan(path, catalog)
+    known = ", ".join(m.id for m in plan.machines) or "none"
+    if name is None:
+        if len(plan.machines) != 1:
+            raise InputError(f"{path}: give --machine (machines: {known})")
+        return plan.machines[0]
+    for machine in plan.machines:
+        if name in (machine.id, machine.name):
+            return machine
+    raise InputError(f"{path}: no machine {name!r} (machines: {known})")
+
+
+def resolve_hardware(
+    catalog: Catalog,
+    *,
+    gpu: str | None = None,
+    count: int = 1,
+    cpu: str | None = None,
+    sockets: int = 1,
+    plan: Path | None = None,
+    machine: str | None = None,
+) -> Hardware:
+    """Exactly one of a GPU id, a CPU id or a plan file names the hardware."""
+    given = [x for x in (gpu, cpu, plan) if x is not None]
+    if len(given) != 1:
+        raise InputError("name the hardware with exactly one of --gpu ID, --cpu ID or --plan PLAN")
+    if gpu is not None:
+        return from_gpu(catalog, gpu, count)
+    if cpu is not None:
+        return from_cpu(catalog, cpu, sockets)
+    assert plan is not None
+    return from_machine(plan_machine(plan, catalog, machine), catalog)
+
+
+def estimate_json(est: Estimate) -> dict[str, Any]:
+    data = est.model_dump(mode="json")
+    return {**{key: data[key] for key in STABLE_FIELDS}, **data}
+
+
+def _rate(value: float | None, unit: str = "tokens/s") -> str:
+    return "-" if value is None else f"{value:,.1f} {unit}"
+
+
+def format_estimate(est: Estimate) -> str:
+    lines = [
+        f"{est.model} as {est.format} ({est.bits_per_weight:.2f} bits/weight) on {est.hardware}, {est.runtime}",
+        f"  batch {est.batch}, context {est.context:,} tokens, KV cache {est.kv_cache_precision}",
+        "",
+        f"Fit: {'fits' if est.fits else 'does NOT fit'}",
+        f"  weights      {est.weights_gb:8.2f} GB",
+        f"  KV cache     {est.kv_cache_gb:8.2f} GB",
+        f"  activations  {est.activations_gb:8.2f} GB",
+        f"  overhead     {est.overhead_gb:8.2f} GB",
+        f"  total        {est.total_gb:8.2f} GB of {est.capacity_gb:.2f} GB  (free {est.free_gb:.2f} GB)",
+        f"  max context at batch 1: {est.max_context:,} tokens; max batch at {est.context:,}: {est.max_batch}",
+    ]
+    if est.offload_fraction:
+        lines.append(f"  CPU offload: {est.offload_fraction:.0%} of the weights in system RAM")
+    lines += ["", "Speed:"]
+    if est.decode_tokens_per_s is None:
+        lines.append("  no speed (does not fit)")
+    else:
+        lines += [
+            f"  decode, batch {est.batch}: {_rate(est.decode_tokens_per_s)}"
+            + (f" ({_rate(est.decode_tokens_per_s_batch1)} at batch 1)" if est.batch != 1 else ""),
+            f"  decode, best batch {est.best_batch}: {_rate(est.best_batch_tokens_per_s)}",
+            f"  prefill: {_rate(est.prefill_tokens_per_s)}; time to first token for "
+            f"{est.prompt_tokens:,} prompt tokens: {est.time_to_first_token_s or 0:.2f} s",
+            f"  at {est.target_tokens_per_s_per_user:g} tokens/s per user: {est.concurrent_at_target} concurrent, "
+            f"{est.requests_per_s_at_target or 0:.2f} requests/s",
+        ]
+        if est.tensor_parallel > 1:
+            lines.append(f"  tensor parallel over {est.tensor_parallel} GPUs")
+    if est.training is not None:
+        t = est.training
+        lines += ["", f"Training ({t.gpus} GPU{'s' if t.gpus > 1 else ''}, sequence {t.seq:,}, micro-batch 1):"]
+        for m in t.methods:
+            lines.append(
+                f"  {m.method:<7} {m.gb_per_gpu:8.1f} GB/GPU with full recomputation "
+                f"({m.gb_per_gpu_no_recompute:.1f} without): {'fits' if m.fits else 'too big'}; "
+                f"weights and optimizer state allow {m.largest_params_b:,.1f}B"
+            )
+        if t.hours_per_billion_tokens is not None:
+            lines.append(f"  {t.hours_per_billion_tokens:,.1f} hours per billion tokens at {t.mfu:.0%} MFU")
+        lines.append(
+            f"  expected interruptions: {t.interruptions_per_day:.4f}/day "
+            f"({t.gpu_failures_per_day:.4f} GPU failures/day, Llama 3 rates)"
+        )
+    for note in [*est.assumptions, *est.notes]:
+        lines.append(f"Note: {note}")
+    return "\n".join(lines)
+
+
+def format_capacity_table(hw: Hardware, rows: list[TableRow], context: int) -> str:
+    width = max([len(r.model) for r in rows] + [5])
+    lines = [
+        f"{hw.label}: models that fit at context {context:,} (or the model's maximum)",
+        f"{'model':<{width}} {'format':<15} {'GB':>7} {'in RAM':>6} {'max ctx':>9} {'decode t/s':>11} "
+        f"{'best batch t/s':>15} {'prefill t/s':>12}",
+    ]
+    for r in rows:
+        offload = f"{r.offload_fraction:.0%}" if r.offload_fraction else "-"
+        lines.append(
+            f"{r.model:<{width}} {r.format:<15} {r.total_gb:7.1f} {offload:>6} {r.max_context:>9,} "
+            f"{r.decode_tokens_per_s or 0:11.1f} {r.best_batch_tokens_per_s or 0:15.1f} "
+            f"{r.prefill_tokens_per_s or 0:12.0f}"
+        )
+    if not rows:
+        lines.append("  no catalog model fits")
+    if any(r.offload_fraction for r in rows):
+        lines.append("'in RAM': share of the weights llama.cpp keeps in system RAM and runs on the CPU")
+    lines += [f"Note: {a}" for a in hw.assumptions]
+    return "\n".join(lines)
