@@ -56,14 +56,13 @@ def _embeddings(model: LlmModel) -> tuple[float, float]:
 
 def total_params(model: LlmModel) -> float:
     """Parameters held in memory (every expert of a MoE model)."""
-    return _llm_counts(model)[0]
+    return tensor_groups(model).total
 
 
 def active_params(model: LlmModel) -> float:
     """Parameters one token multiplies with: the layers it routes through and the output
     head, not the embedding lookup."""
-    embd, held = _embeddings(model)
-    return _llm_counts(model)[1] - held + embd
+    return tensor_groups(model, active=True).total
 
 
 def kv_bytes_per_token(model: LlmModel, bytes_per_element: float) -> float:
