@@ -1,7 +1,9 @@
-"""Results cached by the content of what they were derived from, one cache per catalog.
+"""Results cached by what they were derived from, one cache per catalog.
 
-Plans are immutable, so an edit makes new objects only for what it touched; keying on
-content means an untouched machine or rack is answered from the cache after any edit.
+Plans are immutable, so an edit makes new objects only for what it touched. Keys are either
+the content (a JSON dump: survives reloading a file) or the identity of the plan objects
+(``identity_key``: costs nothing to build, and an untouched machine or rack keeps its object
+through any edit).
 """
 
 from __future__ import annotations
@@ -14,6 +16,26 @@ from weakref import WeakKeyDictionary
 from rackplanner.core.catalog import Catalog
 
 T = TypeVar("T")
+
+
+class _Same:
+    """Hashes and compares by identity; holding the object keeps its id from being reused."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
+
+
+def identity_key(*objects: object) -> tuple[_Same, ...]:
+    """A cache key that matches only these very objects."""
+    return tuple(_Same(o) for o in objects)
 
 
 class ContentCache(Generic[T]):

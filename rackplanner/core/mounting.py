@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from rackplanner.core.cache import ContentCache
+from rackplanner.core.cache import ContentCache, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import RackFinding, sort_findings
 from rackplanner.core.parts import Chassis, NetworkSwitch, Pdu, RackDevice, Server
@@ -136,10 +136,8 @@ def rack_layout(plan: Plan, rack_id: str, catalog: Catalog) -> RackLayout:
     rack = plan.rack(rack_id)
     if rack is None:
         raise KeyError(rack_id)
-    machines = tuple(
-        m.model_dump_json() for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None
-    )
-    key = (rack.model_dump_json(), machines)
+    machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+    key = identity_key(rack, *machines)
     return _CACHE.get(catalog, key, lambda: _layout(plan, rack, catalog))
 
 

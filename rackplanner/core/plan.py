@@ -180,10 +180,26 @@ class Plan(Frozen):
         return self
 
     def machine(self, machine_id: str) -> Machine | None:
-        return next((m for m in self.machines if m.id == machine_id), None)
+        return _machine_index(self.machines).get(machine_id)
 
     def rack(self, rack_id: str) -> Rack | None:
         return next((r for r in self.racks if r.id == rack_id), None)
+
+
+# Machines by id for the last few machine lists seen. Plans are never changed in place, so
+# a list object stands for its content; holding it keeps its id from being reused.
+_INDEXES: list[tuple[list[Machine], dict[str, Machine]]] = []
+_INDEXES_KEPT = 8
+
+
+def _machine_index(machines: list[Machine]) -> dict[str, Machine]:
+    for kept, index in _INDEXES:
+        if kept is machines:
+            return index
+    index = {m.id: m for m in machines}
+    _INDEXES.insert(0, (machines, index))
+    del _INDEXES[_INDEXES_KEPT:]
+    return index
 
 
 def _unique(what: str, ids: list[str]) -> None:

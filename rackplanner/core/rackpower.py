@@ -16,7 +16,7 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from rackplanner.core import electrical
-from rackplanner.core.cache import ContentCache
+from rackplanner.core.cache import ContentCache, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import RackFinding, Severity, sort_findings
 from rackplanner.core.parts import NetworkSwitch, OutletGroup, Pdu, RackDevice
@@ -162,12 +162,10 @@ def rack_power(plan: Plan, rack_id: str, catalog: Catalog) -> RackPower:
     rack = plan.rack(rack_id)
     if rack is None:
         raise KeyError(rack_id)
-    machines = tuple(
-        m.model_dump_json() for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None
-    )
-    feeds = tuple(f.model_dump_json() for f in plan.feeds if any(d.feed == f.id for d in rack.devices))
-    overrides = tuple(a.model_dump_json() for a in plan.outlet_assignments if a.rack == rack_id)
-    key = (rack.model_dump_json(), machines, feeds, overrides)
+    machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+    feeds = [f for f in plan.feeds if any(d.feed == f.id for d in rack.devices)]
+    overrides = [a for a in plan.outlet_assignments if a.rack == rack_id]
+    key = identity_key(rack, *machines, None, *feeds, None, *overrides)
     return _CACHE.get(catalog, key, lambda: _rack_power(plan, rack, catalog))
 
 
