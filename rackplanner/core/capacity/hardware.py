@@ -146,6 +146,11 @@ def from_cpu(
         ram_gb = cpu.max_memory_gb * sockets
         assumptions.append(f"assumed: {ram_gb:g} GB of RAM (the most the CPU takes); use --plan for the real DIMMs")
     ram_gb *= _GIB
+    if sockets > 1:
+        assumptions.append(
+            "assumed: the runtime splits each layer across the sockets (tensor parallel, as in "
+            "003_fdb6d644ec457317.txt), so their bandwidth adds up; without NUMA-aware placement it does not"
+        )
     soc = cpu.platform == "soc"
     if soc:
         usable = ram_gb * k.SOC_GPU_MEMORY_FRACTION
