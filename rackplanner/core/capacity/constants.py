@@ -16,10 +16,10 @@ MEMORY_GB_BYTES = 2**30
 
 # --- decode: achieved fraction of memory bandwidth ----------------------------------
 # GPUs: fitted together with the per-layer overhead below, by least squares over the
-# llama.cpp GPU decode points (calibration.fit_constants gives 0.966 and 131 µs).
-GPU_DECODE_BW_EFFICIENCY = 0.97
-# Unified-memory SoCs (Apple M-series, Metal): no calibration point in measured.csv yet,
-# so the GPU value is used.
+# llama.cpp GPU decode points (calibration.fit_constants gives 0.847 and 64 µs).
+GPU_DECODE_BW_EFFICIENCY = 0.85
+# Unified-memory SoCs (Apple M-series, Metal): one decode point only (M1 Ultra), so the
+# GPU value is used rather than a fit to it.
 SOC_DECODE_BW_EFFICIENCY = GPU_DECODE_BW_EFFICIENCY
 # CPU servers: 995 GB/s read measured of 1,228.8 GB/s theoretical on a 4-socket DDR5-4800
 # server (003_fdb6d644ec457317.txt) = 0.81. Not fitted; the one CPU point agrees.
@@ -28,10 +28,10 @@ CPU_DECODE_BW_EFFICIENCY = 995 / 1228.8
 # --- decode: fixed cost per token -----------------------------------------------------
 # Kernel launches, synchronisation and sampling: llama.cpp pays them per layer per token,
 # which is what keeps small fast models (7-8B at 4 bits) well below the bandwidth bound.
-LLAMA_CPP_LAYER_OVERHEAD_S = 130e-6
+LLAMA_CPP_LAYER_OVERHEAD_S = 64e-6
 # Tensor-parallel servers (vLLM, TensorRT-LLM) capture a step in CUDA graphs: a fixed cost
-# per step, the median leftover of the tensor-parallel points (fit: 2.5 ms).
-TP_SERVER_STEP_OVERHEAD_S = 2.5e-3
+# per step, the median leftover of the tensor-parallel points (fit: 1.5 ms).
+TP_SERVER_STEP_OVERHEAD_S = 1.5e-3
 # One all-reduce's latency floor (NCCL ring, small message) per call; not fitted.
 ALLREDUCE_LATENCY_S = 20e-6
 
@@ -39,13 +39,13 @@ ALLREDUCE_LATENCY_S = 20e-6
 # Median per device class over the llama.cpp prefill points. GeForce sheets quote FP16
 # with FP32 accumulate (half rate) and llama.cpp's FP16 GEMMs get close to it;
 # workstation and datacenter cards quote the full rate and llama.cpp (2023-24) reached
-# far less of it on them. SoC and CPU have no prefill point: they take the workstation
-# value.
+# far less of it on them. The SoC value rests on one M1 Ultra point (against the GPU's
+# FP32 figure); CPUs have no prefill point and take the workstation value.
 PREFILL_TFLOPS_EFFICIENCY: dict[str, float] = {
     "geforce": 0.79,
     "workstation": 0.32,
     "datacenter": 0.14,
-    "soc": 0.32,
+    "soc": 0.66,
     "cpu": 0.32,
 }
 # vLLM / TensorRT-LLM prefill share of dense TFLOP/s; no prefill point in measured.csv,
