@@ -70,6 +70,7 @@ def check_machine(machine: Machine, catalog: Catalog, topology: Topology | None 
         for problem in topology.problems:
             add("error", "layout", problem)
     _slot_cover(machine, board, catalog, add)
+    _lane_sharing(machine, board, add)
     _case(machine, chassis, catalog, add)
     _risers(board, gpus, add)
     _bridges(machine, board, catalog, add)
@@ -141,6 +142,36 @@ def _slot_cover(machine: Machine, board: Board, catalog: Catalog, add: Add) -> N
                     f"{slot.label} is unusable: {card.part} in {label} is {width} slots wide and covers it.",
                     slots=[slot.id, card.slot],
                 )
+
+
+def _lane_sharing(machine: Machine, board: Board, add: Add) -> None:
+    """Slots another slot takes lanes from (board manuals: "M.2_1 shares bandwidth with PCIEX16_2")."""
+    for share in board.lane_sharing:
+        if machine.card_in(share.when_used) is None:
+            continue
+        taker = board.slot_label(share.when_used)
+        label = board.slot_label(share.slot)
+        victim = machine.card_in(share.slot)
+        if share.lanes_left is None:
+            if victim is not None:
+                add(
+                    "error",
+                    "lanes-shared",
+                    f"{taker} in use disables {label}, where {victim.part} is placed.",
+                    slots=[share.when_used, share.slot],
+                    parts=[victim.part],
+                )
+            else:
+                add("info", "lanes-shared", f"{taker} in use disables {label}.", slots=[share.when_used, share.slot])
+        elif victim is not None:
+            add(
+                "warning",
+                "lanes-shared",
+                f"{taker} in use leaves {label} x{share.lanes_left}, so {victim.part} gets at most "
+                f"{share.lanes_left} lanes.",
+                slots=[share.when_used, share.slot],
+                parts=[victim.part],
+            )
 
 
 def _case(machine: Machine, chassis: Chassis | None, catalog: Catalog, add: Add) -> None:

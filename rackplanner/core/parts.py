@@ -293,6 +293,17 @@ class BifurcationGroup(Frozen):
     slots: list[KebabId] = Field(min_length=2)
 
 
+class LaneShare(Frozen):
+    """A slot that loses lanes when another slot is in use (an M.2 socket wired to a PCIe slot's lanes).
+
+    ``lanes_left`` is the width the slot keeps; None means the slot is switched off.
+    """
+
+    when_used: KebabId
+    slot: KebabId
+    lanes_left: PcieLanes | None = None
+
+
 class NvlinkWiring(Frozen):
     """Fixed NVLink connections between SXM bays (DGX/HGX baseboards)."""
 
@@ -324,6 +335,8 @@ class Board(Part):
     nvlink_wiring: list[NvlinkWiring] = Field(default_factory=list)
     nvswitch_gbs_per_gpu: float | None = Field(default=None, gt=0)
     overhead_w: float | None = Field(default=None, ge=0)
+    # Lane sharing a bifurcation group cannot say: a slot switched off or narrowed by another.
+    lane_sharing: list[LaneShare] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _references_resolve(self) -> Board:
@@ -364,6 +377,10 @@ class Board(Part):
             for end in (wire.a, wire.b):
                 if end not in slot_ids:
                     raise ValueError(f"nvlink wiring: slot {end!r} is not on this board")
+        for share in self.lane_sharing:
+            for end in (share.when_used, share.slot):
+                if end not in slot_ids:
+                    raise ValueError(f"lane sharing: slot {end!r} is not on this board")
         return self
 
     def slot(self, slot_id: str) -> Slot | None:

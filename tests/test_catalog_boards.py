@@ -1,0 +1,224 @@
+"""Boards, servers and cases: every entry validates and is sourced, and the new layouts give the
+link widths and lane-sharing findings their sources state (each expected figure names its source)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rackplanner.core import edits
+from rackplanner.core.catalog import Catalog, load_catalog
+from rackplanner.core.fit import Finding, check_machine
+from rackplanner.core.parts import Board, Chassis, Psu, Server
+from rackplanner.core.plan import Plan
+from rackplanner.core.topology import Topology, check_board, derive_topology, pcie_gbs
+
+
+def build(
+    catalog: Catalog,
+    *,
+    board: str | None = None,
+    server: str | None = None,
+    cards: dict[str, str],
+    cpu: str | None = None,
+    cpu_count: int = 1,
+) -> Plan:
+    plan = edits.add_machine(
+        Plan(name="t"), name="m", board=board, server=server, cpu=cpu, cpu_count=cpu_count, catalog=catalog
+    ).plan
+    for slot, part in cards.items():
+        plan = edits.place_card(plan, machine="m", slot=slot, part=part, catalog=catalog).plan
+    return plan
+
+
+def derive(catalog: Catalog, **kwargs: object) -> Topology:
+    plan = build(catalog, **kwargs)  # type: ignore[arg-type]
+    return derive_topology(plan.machines[0], catalog)
+
+
+def findings(catalog: Catalog, **kwargs: object) -> dict[str, list[Finding]]:
+    plan = build(catalog, **kwargs)  # type: ignore[arg-type]
+    machine = plan.machines[0]
+    found: dict[str, list[Finding]] = {}
+    for f in check_machine(machine, catalog, derive_topology(machine, catalog)):
+        found.setdefault(f.code, []).append(f)
+    return found
+
+
+# --- every entry ------------------------------------------------------------------------
+
+
+def test_boards_servers_cases_are_sourced_and_consistent(catalog: Catalog) -> None:
+    boards = catalog.of_kind(Board)
+    for part in [*boards, *catalog.of_kind(Server), *catalog.of_kind(Chassis)]:
+        assert part.source and all(s.strip() for s in part.source), part.id
+    for board in boards:
+        # Lane budgets hold on every catalog board (no port feeds more lanes than it has).
+        assert check_board(board, catalog) == [], board.id
+        slot_ids = {s.id for s in board.slots}
+        for share in board.lane_sharing:
+            assert {share.when_used, share.slot} <= slot_ids, board.id
+
+
+def test_every_server_resolves_its_parts(catalog: Catalog) -> None:
+    servers = catalog.of_kind(Server)
+    assert {"sys-4028gr-trt2", "sys-4029gp-trt3"} <= {s.id for s in servers}
+    for server in servers:
+        assert catalog.get_as(server.board, Board) is not None, server.id
+        chassis = catalog.get_as(server.chassis, Chassis)
+        assert chassis is not None, server.id
+        assert catalog.get_as(server.psu, Psu) is not None, server.id
+        assert server.psu_count <= chassis.psu_bays, server.id
+        assert chassis.height_u in (0, server.height_u), server.id
+
+
+def test_lane_sharing_must_name_slots_of_the_board(tmp_path: Path) -> None:
+    (tmp_path / "board.yaml").write_text(
+        "- id: bad-share\n  vendor: Me\n  model: Bad\n  source: fixture\n  platform: consumer\n"
+        "  form_factor: ATX\n  cpu_socket: AM5\n  sockets: 1\n  root_complexes: [{id: cpu, socket: 0}]\n"
+        "  slots:\n"
+        "    - {id: a, label: A, physical_lanes: 16, electrical_lanes: 16, gen: 5, parent: cpu}\n"
+        "  lane_sharing:\n    - {when_used: m2-9, slot: a}\n"
+    )
+    with pytest.raises(Exception, match="lane sharing: slot 'm2-9' is not on this board"):
+        load_catalog([tmp_path], include_user=False)
+
+
+# --- consumer bifurcation --------------------------------------------------------------
+
+
+def test_z790_formula_two_gpus_run_x8_x8(catalog: Catalog) -> None:
+    """ROG MAXIMUS Z790 FORMULA spec: 2x PCIe 5.0 x16 slots, x16 or x8/x8 (gdgtme copy of the ASUS table)."""
+    alone = derive(catalog, board="rog-maximus-z790-formula", cards={"pciex16-g5-1": "rtx-4090"}, cpu="core-i9-14900k")
+    # RTX 4090 is a PCIe 4.0 x16 card (catalog/gpu.yaml): alone it gets all 16 lanes at Gen4.
+    assert (alone.device("GPU0").gen, alone.device("GPU0").lanes) == (4, 16)
+    both = derive(
+        catalog,
+        board="rog-maximus-z790-formula",
+        cards={"pciex16-g5-1": "rtx-4090", "pciex16-g5-2": "rtx-4090"},
+        cpu="core-i9-14900k",
+    )
+    assert [(d.gen, d.lanes) for d in both.devices] == [(4, 8), (4, 8)]
+    # PCIe 4.0 x8 = 8 x 1.969 GB/s = 15.75 GB/s per direction.
+    assert both.device("GPU1").gbs == pytest.approx(pcie_gbs(4, 8), abs=0.01) == pytest.approx(15.75, abs=0.01)
+    # Both slots hang off the CPU's one root complex: PHB between them, GeForce without P2P.
+    assert both.matrix["GPU0"]["GPU1"] == "PHB"
+    assert not both.pair("GPU0", "GPU1").p2p
+
+
+def test_z790_formula_gen5_m2_halves_the_gpu_slot(catalog: Catalog) -> None:
+    """Tom's Hardware review (quoted in its thread): with M.2_1 in use PCIEX16(G5)_1 runs x8 only."""
+    topo = derive(
+        catalog,
+        board="rog-maximus-z790-formula",
+        cards={"pciex16-g5-1": "rtx-5090", "m2-1": "samsung-990-pro-2tb"},
+    )
+    gpu = topo.device("GPU0")
+    # RTX 5090 is PCIe 5.0 x16 (catalog/gpu.yaml): x8 at Gen5 = 31.5 GB/s per direction.
+    assert (gpu.gen, gpu.lanes) == (5, 8)
+    assert gpu.gbs == pytest.approx(31.5, abs=0.05)
+
+
+def test_x870e_carbon_second_cpu_slot_is_x4(catalog: Catalog) -> None:
+    """hardwareluxx (MPG X870E CARBON WIFI): with slot 2 in use the GPU slot gets x8 and slot 2 x4."""
+    topo = derive(
+        catalog,
+        board="mpg-x870e-carbon-wifi",
+        cards={"pcie-1": "rtx-3090", "pcie-2": "rtx-3090", "pcie-3": "rtx-3090"},
+        cpu="ryzen-9-7950x",
+    )
+    # RTX 3090: PCIe 4.0 x16 card (catalog/gpu.yaml).
+    assert [(d.slot, d.gen, d.lanes) for d in topo.devices] == [("pcie-1", 4, 8), ("pcie-2", 4, 4), ("pcie-3", 4, 4)]
+    # The chipset slot sits behind the X870E's PCIe 4.0 x4 uplink: a host-bridge path to the CPU slots.
+    assert topo.matrix["GPU0"]["GPU2"] == "PHB" and topo.matrix["GPU0"]["GPU1"] == "PHB"
+    alone = derive(catalog, board="mpg-x870e-carbon-wifi", cards={"pcie-1": "rtx-3090"})
+    assert alone.device("GPU0").lanes == 16
+
+
+def test_x870e_carbon_m2_2_takes_gpu_lanes(catalog: Catalog) -> None:
+    """hardwareluxx (MPG X870E CARBON WIFI): M.2_2 in use drops the GPU slot to x8; M.2_1 does not."""
+    shared = derive(catalog, board="mpg-x870e-carbon-wifi", cards={"pcie-1": "rtx-4090", "m2-2": "samsung-990-pro-2tb"})
+    assert shared.device("GPU0").lanes == 8
+    own = derive(catalog, board="mpg-x870e-carbon-wifi", cards={"pcie-1": "rtx-4090", "m2-1": "samsung-990-pro-2tb"})
+    assert own.device("GPU0").lanes == 16
+
+
+def test_strix_x870e_e_both_shared_m2_leave_x8(catalog: Catalog) -> None:
+    """hardwareluxx (ROG Strix X870E-E): configuration 4 is x8 for the slot, x4 for M.2_2 and M.2_3."""
+    topo = derive(
+        catalog,
+        board="rog-strix-x870e-e-gaming-wifi",
+        cards={"pciex16-1": "rtx-4090", "m2-2": "samsung-990-pro-2tb", "m2-3": "samsung-990-pro-2tb"},
+    )
+    assert [(d.kind, d.lanes) for d in topo.devices] == [("gpu", 8), ("nvme", 4), ("nvme", 4)]
+
+
+# --- lane sharing the bifurcation groups cannot express -------------------------------------
+
+
+def test_m2_in_use_disables_the_second_gpu_slot(catalog: Catalog) -> None:
+    """Tom's Hardware review of the Z790 FORMULA: M.2_1 enabled disables PCIEX16(G5)_2."""
+    found = findings(
+        catalog,
+        board="rog-maximus-z790-formula",
+        cards={"pciex16-g5-1": "rtx-4090", "pciex16-g5-2": "rtx-4090", "m2-1": "samsung-990-pro-2tb"},
+    )
+    shared = found["lanes-shared"]
+    assert [f.severity for f in shared] == ["error"]
+    assert shared[0].message == "M.2_1 in use disables PCIEX16(G5)_2, where rtx-4090 is placed."
+    assert shared[0].slots == ["m2-1", "pciex16-g5-2"]
+
+
+def test_slot_in_use_disables_an_m2_socket(catalog: Catalog) -> None:
+    """hardwareluxx (ROG Strix B850-A): a card in the chipset x16 slot switches M.2_3 off."""
+    found = findings(
+        catalog,
+        board="rog-strix-b850-a-gaming-wifi",
+        cards={"pciex16-chipset": "rtx-3090", "m2-3": "samsung-990-pro-2tb"},
+    )
+    assert found["lanes-shared"][0].severity == "error"
+    assert found["lanes-shared"][0].message == (
+        "PCIe 4.0 x16 slot (chipset, x4) in use disables M.2_3, where samsung-990-pro-2tb is placed."
+    )
+    quiet = findings(catalog, board="rog-strix-b850-a-gaming-wifi", cards={"pciex16-chipset": "rtx-3090"})
+    assert [f.severity for f in quiet["lanes-shared"]] == ["info"]
+    none = findings(catalog, board="rog-strix-b850-a-gaming-wifi", cards={"m2-3": "samsung-990-pro-2tb"})
+    assert "lanes-shared" not in none
+
+
+def test_narrowing_share_is_a_warning(tmp_path: Path) -> None:
+    """A share that leaves lanes (lanes_left) warns with the width instead of an error."""
+    (tmp_path / "board.yaml").write_text(
+        "- id: narrow\n  vendor: Me\n  model: Narrow\n  source: fixture\n  platform: consumer\n"
+        "  form_factor: ATX\n  cpu_socket: AM5\n  sockets: 1\n  root_complexes: [{id: cpu, socket: 0}]\n"
+        "  slots:\n"
+        "    - {id: a, label: SLOT_A, physical_lanes: 16, electrical_lanes: 4, gen: 4, parent: cpu}\n"
+        "    - {id: m, label: M.2_9, kind: m2, physical_lanes: 4, electrical_lanes: 4, gen: 4, parent: cpu}\n"
+        "  lane_sharing:\n    - {when_used: m, slot: a, lanes_left: 2}\n"
+    )
+    (tmp_path / "gpu.yaml").write_text((Path(__file__).parent.parent / "catalog" / "gpu.yaml").read_text())
+    (tmp_path / "drive.yaml").write_text((Path(__file__).parent.parent / "catalog" / "drive.yaml").read_text())
+    mine = load_catalog([tmp_path], include_user=False)
+    found = findings(mine, board="narrow", cards={"a": "rtx-3090", "m": "samsung-990-pro-2tb"})
+    assert found["lanes-shared"][0].severity == "warning"
+    assert found["lanes-shared"][0].message == "M.2_9 in use leaves SLOT_A x2, so rtx-3090 gets at most 2 lanes."
+
+
+# --- servers ---------------------------------------------------------------------------
+
+
+def test_4029gp_trt3_server_paths(catalog: Catalog) -> None:
+    """Supermicro PCIe Root Architectures page: SYS-4029GP-TRT3 GPUs talk through the PCIe switches
+    over one x16 Gen3 CPU link; NetBox 4029GP device types: 4U, 45.3 kg, four 2000 W C14 PSUs."""
+    server = catalog.get_as("sys-4029gp-trt3", Server)
+    assert server is not None
+    assert (server.height_u, server.weight_kg, server.psu_count) == (4, 45.3, 4)
+    psu = catalog.get_as(server.psu, Psu)
+    assert psu is not None and (psu.watts, psu.inlet) == (2000, "iec-60320-c14")
+    cards = {f"gpu{i}": "v100-32gb-pcie" for i in range(1, 9)}
+    topo = derive(catalog, server="sys-4029gp-trt3", cards=cards, cpu="xeon-platinum-8280", cpu_count=2)
+    codes = {topo.matrix[a][b] for a in topo.gpus for b in topo.gpus if a != b}
+    assert codes == {"PIX", "PXB"}
+    assert {d.socket for d in topo.devices} == {0}
+    assert max(u.ratio for u in topo.uplinks) == 8.0
