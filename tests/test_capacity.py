@@ -275,3 +275,23 @@ def test_hardware_without_bandwidth_is_refused(tmp_path: Path, catalog: Catalog)
     )
     with pytest.raises(InputError, match="no memory bandwidth"):
         from_gpu(Catalog(parts={bare.id: bare}), bare.id)
+
+
+def test_pipeline_parallel_has_bubbles_below_one_sequence_per_stage(catalog: Catalog) -> None:
+    model = get_model(catalog, "llama-3.1-70b")
+    four = from_gpu(catalog, "a100-80gb-pcie", 4)
+
+    def rate(runtime: str, batch: int) -> float:
+        est = estimate(model, "fp16", four, runtime=runtime, batch=batch, context=512, with_training=False)
+        assert est.decode_tokens_per_s is not None
+        return est.decode_tokens_per_s
+
+    # One sequence: the stages take turns, like a layer split (all four GPUs' memory, one GPU's speed).
+    single = rate("vllm-pp", 1)
+    assert single == pytest.approx(rate("llama.cpp", 1), rel=0.15)
+    # Compute-bound batches: every stage works at once, so the pipeline beats the layer split.
+    assert rate("vllm-pp", 256) > 1.5 * rate("llama.cpp", 256)
+    # Tensor parallelism still wins at batch 1: all four GPUs read their weights together.
+    assert rate("vllm", 1) > 3 * rate("vllm-pp", 1)
+    est = estimate(model, "fp16", four, runtime="vllm-pp", batch=2, with_training=False)
+    assert est.pipeline_stages == 4 and any("bubble" in note for note in est.notes)

@@ -44,6 +44,7 @@ class Estimate(BaseModel):
     max_context: int
     max_batch: int
     tensor_parallel: int
+    pipeline_stages: int
     decode_tokens_per_s: float | None
     decode_tokens_per_s_batch1: float | None
     best_batch: int | None
@@ -108,6 +109,11 @@ def estimate(
     tp_degree = speeds[0].tp if speeds else 1
     if rt.split == "tensor" and hw.devices > 1 and tp_degree < hw.devices:
         notes.append(f"tensor parallelism over {tp_degree} of {hw.devices} GPUs (the KV heads must divide evenly)")
+    if rt.split == "pipeline" and hw.kind == "gpu" and hw.devices > 1:
+        notes.append(
+            f"pipeline parallel over {hw.devices} GPUs: with fewer than {hw.devices} sequences in flight "
+            "stages sit idle (the pipeline bubble)"
+        )
     if rt.split == "layer" and hw.kind == "gpu" and hw.devices > 1:
         notes.append("layer split: the model spreads over the GPUs but they take turns, so decode is one GPU's speed")
     _s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
@@ -132,6 +138,7 @@ def estimate(
         max_context=fit.max_context,
         max_batch=fit.max_batch,
         tensor_parallel=tp_degree,
+        pipeline_stages=speeds[0].pp if speeds else 1,
         decode_tokens_per_s=dec,
         decode_tokens_per_s_batch1=dec1,
         best_batch=bb[0] if bb else None,

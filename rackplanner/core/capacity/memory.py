@@ -63,7 +63,7 @@ def usable_gb(hw: Hardware, runtime: Runtime) -> tuple[float, float]:
     total = hw.mem_gb_per_device * hw.devices
     if hw.kind != "gpu":
         return total, 0.0
-    if runtime.split == "tensor":
+    if runtime.split != "layer":
         overhead = (1 - k.VLLM_GPU_MEMORY_UTILIZATION) * total
     else:
         overhead = k.GPU_RUNTIME_OVERHEAD_GB * hw.devices

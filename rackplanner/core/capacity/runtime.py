@@ -3,7 +3,10 @@
 A layer split (llama.cpp) spreads a model's layers over the GPUs: it holds a bigger model
 but the GPUs take turns, so decode is no faster than one GPU. Tensor parallelism (vLLM,
 TensorRT-LLM) splits every matrix: all GPUs read their share at once, and each layer pays
-two all-reduces over the link between them.
+two all-reduces over the link between them. Pipeline parallelism (vLLM's
+pipeline_parallel_size) gives each GPU a run of layers and keeps several batches in flight:
+with at least as many sequences as stages every GPU works; with fewer, stages idle (the
+pipeline bubble), and a single sequence decodes at one GPU's speed.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from rackplanner.core.errors import InputError
 class Runtime:
     id: str
     label: str
-    split: Literal["layer", "tensor"]
+    split: Literal["layer", "tensor", "pipeline"]
     # Fixed decode cost per layer per step, and per step.
     layer_overhead_s: float
     step_overhead_s: float
@@ -36,6 +39,7 @@ RUNTIMES: dict[str, Runtime] = {
         Runtime(
             "tensorrt-llm", "TensorRT-LLM (tensor parallel)", "tensor", 0.0, k.TP_SERVER_STEP_OVERHEAD_S, True, False
         ),
+        Runtime("vllm-pp", "vLLM (pipeline parallel)", "pipeline", 0.0, k.TP_SERVER_STEP_OVERHEAD_S, True, False),
     )
 }
 

@@ -28,7 +28,7 @@ def decode_bw_efficiency(hw: Hardware) -> float:
 
 
 def prefill_tflops_efficiency(hw: Hardware, runtime: Runtime) -> float:
-    if runtime.split == "tensor" and hw.kind == "gpu":
+    if runtime.split != "layer" and hw.kind == "gpu":
         return k.TP_SERVER_PREFILL_TFLOPS_EFFICIENCY
     return k.PREFILL_TFLOPS_EFFICIENCY[hw.device_class]
 
@@ -54,6 +54,7 @@ class SpeedInputs:
     kv_token_bytes: float
     offload_fraction: float
     tp: int
+    pp: int
     mem_bytes_per_s: float
     host_bytes_per_s: float
     flops_per_s: float
@@ -90,6 +91,7 @@ class SpeedInputs:
             kv_token_bytes=kv_bytes_per_token(model, kv_bytes),
             offload_fraction=offload_fraction,
             tp=tp,
+            pp=hw.devices if runtime.split == "pipeline" and hw.kind == "gpu" else 1,
             mem_bytes_per_s=mem,
             host_bytes_per_s=host,
             flops_per_s=flops,
@@ -121,8 +123,30 @@ def _allreduce_s(s: SpeedInputs, tokens: int) -> float:
     return 2 * s.model.layers * (k.ALLREDUCE_LATENCY_S + ring)
 
 
+def _hop_s(s: SpeedInputs, tokens: float) -> float:
+    """Hand ``tokens`` hidden-size FP16 vectors from one pipeline stage to the next."""
+    if not s.hw.link_gbs:
+        return 0.0
+    return k.ALLREDUCE_LATENCY_S + tokens * s.model.hidden_size * 2 / (s.hw.link_gbs * k.GB)
+
+
+def _pipeline_step_s(s: SpeedInputs, batch: int, context: int) -> float:
+    """Steady state with min(batch, stages) micro-batches in flight: one token for every
+    sequence per ``stages`` stage times; fewer micro-batches than stages leave GPUs idle."""
+    p = s.pp
+    micro_batches = min(batch, p)
+    micro = batch / micro_batches
+    weights = s.weights_read(max(1, round(micro))) / p
+    mem_s = (weights + micro * context * s.kv_token_bytes / p) / s.mem_bytes_per_s
+    compute_s = micro * (2 * s.active_params + s.attention_flops_per_ctx * context) / p / s.flops_per_s
+    stage = max(mem_s, compute_s) + _hop_s(s, micro)
+    return p * stage + s.fixed_step_s
+
+
 def decode_step_s(s: SpeedInputs, batch: int, context: int) -> float:
     """Seconds for one decode step producing one token for each of ``batch`` sequences."""
+    if s.pp > 1:
+        return _pipeline_step_s(s, batch, context)
     moved = s.weights_read(batch) + batch * context * s.kv_token_bytes
     if s.offload_fraction and s.host_bytes_per_s:
         mem_s = (1 - s.offload_fraction) * moved / s.mem_bytes_per_s + s.offload_fraction * moved / s.host_bytes_per_s
@@ -144,6 +168,11 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s
     per_token = max(flops_per_token / s.flops_per_s, mem_per_token)
     per_token += _allreduce_s(s, ubatch) / ubatch
+    if s.pp > 1:
+        # Chunks of one prompt flow through the stages one after another: c chunks take
+        # (c + p - 1) stage times of 1/p of the work each.
+        chunks = -(-prompt // ubatch)
+        per_token *= (chunks + s.pp - 1) / (chunks * s.pp)
     if s.offload_fraction and s.hw.host_bw_gbs:
         per_token /= 1 - s.offload_fraction / 2  # the CPU layers run slower; llama.cpp pushes them to the GPU per batch
     return 1 / per_token
