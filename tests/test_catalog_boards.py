@@ -222,3 +222,52 @@ def test_4029gp_trt3_server_paths(catalog: Catalog) -> None:
     assert codes == {"PIX", "PXB"}
     assert {d.socket for d in topo.devices} == {0}
     assert max(u.ratio for u in topo.uplinks) == 8.0
+
+
+def test_proart_b550_two_3090s_bridge_three_slots_apart(catalog: Catalog) -> None:
+    """hardwareluxx (ProArt B550-CREATOR): CPU slots x16/0 or x8/x8, in the second and fifth positions
+    of its slot table; 3-slot bridge spacing from catalog/nvlink-bridge.yaml; NV4 and 56.25 GB/s from
+    the issue's known answer for two NVLinked RTX 3090s."""
+    plan = build(
+        catalog,
+        board="proart-b550-creator",
+        cards={"pciex16-1": "rtx-3090", "pciex16-2": "rtx-3090"},
+        cpu="ryzen-9-7950x",
+    )
+    bridged = edits.add_bridge(
+        plan, machine="m", slots=("pciex16-1", "pciex16-2"), part="nvlink-bridge-3090-3slot", catalog=catalog
+    ).plan
+    machine = bridged.machines[0]
+    topo = derive_topology(machine, catalog)
+    assert [(d.gen, d.lanes) for d in topo.devices] == [(4, 8), (4, 8)]
+    assert topo.matrix["GPU0"]["GPU1"] == "NV4"
+    assert topo.pair("GPU0", "GPU1").gbs == pytest.approx(56.25, abs=0.01)
+    codes = {f.code for f in check_machine(machine, catalog, topo)}
+    assert "bridge-spacing" not in codes and "bridge-spacing-unknown" not in codes
+    # 3-slot RTX 3090s (catalog/gpu.yaml) in positions 1 and 4 cover 2-3 and 5-6: both x1 slots and
+    # the chipset x16 slot in position 6 are blocked.
+    blocked = [f for f in check_machine(machine, catalog, topo) if f.code == "slot-blocked"]
+    assert [f.slots[0] for f in blocked] == ["pciex1-1", "pciex1-2", "pciex16-3"]
+    four_slot = edits.add_bridge(
+        plan, machine="m", slots=("pciex16-1", "pciex16-2"), part="nvlink-bridge-3090-4slot", catalog=catalog
+    ).plan
+    wrong = {f.code: f for f in check_machine(four_slot.machines[0], catalog)}
+    assert wrong["bridge-spacing"].message.startswith("The cards sit 3 slots apart; ")
+    assert wrong["bridge-spacing"].message.endswith(" spans 4.")
+
+
+def test_4029gp_single_and_dual_root_servers(catalog: Catalog) -> None:
+    """Supermicro PCIe Root Architectures page: TRT2 puts all GPUs on one CPU root complex, TRT splits
+    them between the two CPUs; NetBox device types: both 4U, 45.3 kg, four 2000 W C14 inlets."""
+    cards = {f"gpu{i}": "v100-32gb-pcie" for i in range(1, 9)}
+    single = derive(catalog, server="sys-4029gp-trt2", cards=cards, cpu="xeon-platinum-8280", cpu_count=2)
+    assert {d.socket for d in single.devices} == {0}
+    assert "SYS" not in {single.matrix[a][b] for a in single.gpus for b in single.gpus if a != b}
+    assert single.matrix["GPU0"]["GPU4"] == "PHB"
+    dual = derive(catalog, server="sys-4029gp-trt", cards=cards, cpu="xeon-platinum-8280", cpu_count=2)
+    assert [d.socket for d in dual.devices] == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert dual.matrix["GPU0"]["GPU4"] == "SYS" and dual.matrix["GPU3"]["GPU7"] == "SYS"
+    assert dual.matrix["GPU0"]["GPU1"] != "SYS"
+    for server_id in ("sys-4029gp-trt", "sys-4029gp-trt2"):
+        server = catalog.get_as(server_id, Server)
+        assert server is not None and (server.height_u, server.weight_kg) == (4, 45.3)
