@@ -139,3 +139,81 @@ def format_capacity_table(hw: Hardware, rows: list[TableRow], context: int) -> s
         lines.append("'in RAM': share of the weights llama.cpp keeps in system RAM and runs on the CPU")
     lines += [f"Note: {a}" for a in hw.assumptions]
     return "\n".join(lines)
+
+
+# The ``rackplanner estimate`` options estimate_command takes (argparse destinations).
+ESTIMATE_OPTIONS = (
+    "gpu",
+    "count",
+    "cpu",
+    "sockets",
+    "plan",
+    "machine",
+    "model",
+    "config",
+    "format",
+    "batch",
+    "context",
+    "runtime",
+    "kv_cache",
+    "prompt",
+    "json",
+)
+
+
+def estimate_command(
+    catalog: Catalog,
+    *,
+    gpu: str | None = None,
+    count: int = 1,
+    cpu: str | None = None,
+    sockets: int = 1,
+    plan: Path | None = None,
+    machine: str | None = None,
+    model: str | None = None,
+    config: Path | None = None,
+    format: str = "q4_k_m",
+    batch: int = 1,
+    context: int = 4096,
+    runtime: str = "llama.cpp",
+    kv_cache: str = "fp16",
+    prompt: int | None = None,
+    json: bool = False,
+) -> str:
+    """What ``rackplanner estimate`` prints: the text report, or JSON with the stable fields first."""
+    import json as json_module
+
+    from rackplanner.core.capacity.estimate import estimate, get_model
+    from rackplanner.core.capacity.hf_config import load_hf_config
+
+    if model is not None and config is None:
+        llm = get_model(catalog, model)
+    elif config is not None and model is None:
+        llm = load_hf_config(config)
+    else:
+        raise InputError("name the model with exactly one of --model ID or --config config.json")
+    hw = resolve_hardware(catalog, gpu=gpu, count=count, cpu=cpu, sockets=sockets, plan=plan, machine=machine)
+    est = estimate(llm, format, hw, runtime=runtime, batch=batch, context=context, kv_cache=kv_cache, prompt=prompt)
+    return json_module.dumps(estimate_json(est), indent=2) if json else format_estimate(est)
+
+
+def capacity_command(
+    catalog: Catalog,
+    plan: Path,
+    *,
+    machine: str | None = None,
+    runtime: str = "llama.cpp",
+    context: int = 4096,
+    as_json: bool = False,
+) -> str:
+    """What ``rackplanner capacity`` prints: every catalog model × format that fits the machine."""
+    import json as json_module
+
+    from rackplanner.core.capacity.estimate import capacity_table
+
+    hw = from_machine(plan_machine(plan, catalog, machine), catalog)
+    rows = capacity_table(catalog, hw, runtime=runtime, context=context)
+    if as_json:
+        data = {"hardware": hw.label, "assumptions": hw.assumptions, "rows": [r.model_dump() for r in rows]}
+        return json_module.dumps(data, indent=2)
+    return format_capacity_table(hw, rows, context)
