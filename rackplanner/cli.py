@@ -21,7 +21,7 @@ from rackplanner.core.summary import format_summary, summarize
 from rackplanner.core.topology import derive_topology, format_topology
 
 EXIT_BAD_INPUT = 2
-COMMANDS = ("open", "check", "catalog", "topo")
+COMMANDS = ("open", "check", "catalog", "topo", "estimate", "capacity")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +61,40 @@ def build_parser() -> argparse.ArgumentParser:
     topo.add_argument("plan", type=Path)
     topo.add_argument("--machine", metavar="NAME", help="machine id or name (default: every machine)")
     topo.add_argument("--json", action="store_true", help="machine-readable output")
+
+    estimate = sub.add_parser(
+        "estimate",
+        parents=[common],
+        help="does a model fit, how fast it decodes and prefills, what the hardware can train",
+    )
+    estimate.add_argument("--gpu", metavar="ID", help="catalog GPU (with --count)")
+    estimate.add_argument("--count", type=int, default=1, metavar="N", help="number of GPUs (default 1)")
+    estimate.add_argument("--cpu", metavar="ID", help="catalog CPU for CPU inference (with --sockets)")
+    estimate.add_argument("--sockets", type=int, default=1, metavar="N", help="CPU sockets (default 1)")
+    estimate.add_argument("--plan", type=Path, metavar="PLAN", help="a plan file: estimate on one of its machines")
+    estimate.add_argument("--machine", metavar="NAME", help="machine id or name in --plan")
+    estimate.add_argument("--model", metavar="ID", help="catalog LLM")
+    estimate.add_argument("--config", type=Path, metavar="JSON", help="a Hugging Face config.json instead of --model")
+    estimate.add_argument("--format", default="q4_k_m", metavar="FMT", help="weight format (default q4_k_m)")
+    estimate.add_argument("--batch", type=int, default=1, metavar="B", help="sequences decoded together")
+    estimate.add_argument("--context", type=int, default=4096, metavar="C", help="tokens per sequence")
+    estimate.add_argument(
+        "--runtime", default="llama.cpp", help="llama.cpp (layer split), vllm, tensorrt-llm (tensor parallel), vllm-pp"
+    )
+    estimate.add_argument("--kv-cache", default="fp16", metavar="PREC", help="KV cache precision (default fp16)")
+    estimate.add_argument("--prompt", type=int, metavar="N", help="prompt tokens for prefill and time to first token")
+    estimate.add_argument("--json", action="store_true", help="machine-readable output")
+
+    capacity = sub.add_parser(
+        "capacity", parents=[common], help="which catalog models and formats fit a plan's machine, with speeds"
+    )
+    capacity.add_argument("plan", type=Path)
+    capacity.add_argument("--machine", metavar="NAME", help="machine id or name (needed when the plan has several)")
+    capacity.add_argument("--context", type=int, default=4096, metavar="C", help="tokens per sequence")
+    capacity.add_argument(
+        "--runtime", default="llama.cpp", help="llama.cpp (layer split), vllm, tensorrt-llm (tensor parallel), vllm-pp"
+    )
+    capacity.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 
@@ -76,6 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args.plan, catalog, as_json=args.json)
         if args.command == "topo":
             return _topo(args.plan, catalog, args.machine, as_json=args.json)
+        if args.command == "estimate":
+            return _estimate(args, catalog)
+        if args.command == "capacity":
+            return _capacity(args, catalog)
         if args.command == "catalog":
             return _catalog(catalog, args.kind, args.search, as_json=args.json)
         return _open_app(args.plan, catalog)
@@ -115,6 +153,23 @@ def _topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: bo
         print(json.dumps([t.model_dump(mode="json") for t in topologies], indent=2))
     else:
         print("\n".join(format_topology(t) for t in topologies), end="")
+    return 0
+
+
+def _estimate(args: argparse.Namespace, catalog: Catalog) -> int:
+    from rackplanner.core.capacity.text import ESTIMATE_OPTIONS, estimate_command
+
+    print(estimate_command(catalog, **{key: value for key, value in vars(args).items() if key in ESTIMATE_OPTIONS}))
+    return 0
+
+
+def _capacity(args: argparse.Namespace, catalog: Catalog) -> int:
+    from rackplanner.core.capacity.text import capacity_command
+
+    text = capacity_command(
+        catalog, args.plan, machine=args.machine, runtime=args.runtime, context=args.context, as_json=args.json
+    )
+    print(text)
     return 0
 
 
