@@ -271,3 +271,25 @@ def test_4029gp_single_and_dual_root_servers(catalog: Catalog) -> None:
     for server_id in ("sys-4029gp-trt", "sys-4029gp-trt2"):
         server = catalog.get_as(server_id, Server)
         assert server is not None and (server.height_u, server.weight_kg) == (4, 45.3)
+
+
+def test_r750xa_pairs_per_cpu_and_bridged_pair(catalog: Catalog) -> None:
+    """STH R750xa review: GPUs in pairs on the same CPU, NVLink bridges within a pair, pairs talk
+    across UPI; reseller page: GPUs direct-attached to the CPUs at PCIe Gen4 without switches."""
+    cards = {f"gpu{i}": "a100-80gb-pcie" for i in range(1, 5)}
+    plan = build(catalog, board="poweredge-r750xa-board", cards=cards, cpu="xeon-platinum-8380", cpu_count=2)
+    topo = derive_topology(plan.machines[0], catalog)
+    assert topo.matrix["GPU0"]["GPU1"] == "NODE" and topo.matrix["GPU2"]["GPU3"] == "NODE"
+    assert topo.matrix["GPU0"]["GPU2"] == "SYS" and topo.matrix["GPU1"]["GPU3"] == "SYS"
+    # A100 PCIe: Gen4 x16 = 31.5 GB/s per direction on every GPU (no switch uplink to share).
+    assert [d.gbs for d in topo.devices] == pytest.approx([31.5] * 4, abs=0.05)
+    assert topo.uplinks == []
+    bridged = edits.add_bridge(
+        plan, machine="m", slots=("gpu1", "gpu2"), part="nvlink-bridge-a100-2slot", catalog=catalog
+    ).plan
+    paired = derive_topology(bridged.machines[0], catalog)
+    # NVIDIA: A100 bridge set = 12 third-generation links, 300 GB/s per direction (catalog/nvlink-bridge.yaml).
+    assert paired.matrix["GPU0"]["GPU1"] == "NV12"
+    assert paired.pair("GPU0", "GPU1").gbs == 300
+    chassis = catalog.get_as("dell-poweredge-r750xa-chassis", Chassis)
+    assert chassis is not None and (chassis.height_u, chassis.depth_mm, chassis.weight_kg) == (2, 737.5, 28.6)
