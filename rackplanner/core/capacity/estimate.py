@@ -68,8 +68,8 @@ def get_model(catalog: Catalog, model_id: str) -> LlmModel:
     return model
 
 
-def default_runtime(hw: Hardware) -> str:
-    return "llama.cpp"
+# llama.cpp runs everywhere (GPUs, CPUs, Apple SoCs, with CPU offload): the default runtime.
+DEFAULT_RUNTIME = "llama.cpp"
 
 
 def estimate(
@@ -88,7 +88,7 @@ def estimate(
 ) -> Estimate:
     """Memory fit, decode/prefill speed and (optionally) training limits."""
     fmt = get_format(fmt) if isinstance(fmt, str) else fmt
-    rt = get_runtime(runtime or default_runtime(hw)) if not isinstance(runtime, Runtime) else runtime
+    rt = get_runtime(runtime or DEFAULT_RUNTIME) if not isinstance(runtime, Runtime) else runtime
     check_positive("batch", batch)
     check_positive("context", context)
     if target_tokens_per_s <= 0:
@@ -214,7 +214,7 @@ def capacity_table(
     """Every catalog model × format on ``hw``: which fit at ``context`` and how fast."""
     check_positive("context", context)
     rows: list[TableRow] = []
-    rt = get_runtime(runtime or default_runtime(hw))
+    rt = get_runtime(runtime or DEFAULT_RUNTIME)
     if rt.gpu_only and hw.kind != "gpu":
         raise InputError(f"{rt.label} runs on GPUs; use --runtime llama.cpp for {hw.label}")
     fmts = [get_format(f) for f in formats] if formats else list(FORMATS.values())

@@ -37,6 +37,8 @@ class Hardware(BaseModel):
     link_kind: str = "none"
     host_ram_gb: float | None = None
     host_bw_gbs: float | None = None
+    # Each GPU's PCIe link to the host, per direction (what CPU offload streams over).
+    host_link_gbs: float | None = None
     assumptions: list[str] = []
 
     @property
@@ -101,6 +103,7 @@ def from_gpu(catalog: Catalog, gpu_id: str, count: int = 1) -> Hardware:
         tflops_per_device=tflops,
         link_gbs=link_gbs,
         link_kind=link_kind,
+        host_link_gbs=pcie_gbs(gpu.pcie_gen, gpu.pcie_lanes),
         assumptions=assumptions,
     )
 
@@ -155,7 +158,8 @@ def from_cpu(
     if soc:
         usable = ram_gb * k.SOC_GPU_MEMORY_FRACTION
         assumptions.append(
-            f"the GPU can use about {k.SOC_GPU_MEMORY_FRACTION:.0%} of unified memory ({usable:.0f} of {ram_gb:.0f} GB)"
+            f"the GPU can use about {k.SOC_GPU_MEMORY_FRACTION:.0%} of unified memory "
+            f"({usable:.0f} of {ram_gb:.0f} GB, that is {ram_gb / _GIB:.0f} GiB)"
         )
         mem_per_device = usable
     else:
@@ -241,5 +245,6 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
         link_kind=link_kind,
         host_ram_gb=ram_gb * _GIB if ram_gb else None,
         host_bw_gbs=host_bw,
+        host_link_gbs=min((d.gbs for d in topo.devices if d.kind == "gpu"), default=None),
         assumptions=assumptions,
     )

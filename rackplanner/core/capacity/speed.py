@@ -173,8 +173,9 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
         # (c + p - 1) stage times of 1/p of the work each.
         chunks = -(-prompt // ubatch)
         per_token *= (chunks + s.pp - 1) / (chunks * s.pp)
-    if s.offload_fraction and s.hw.host_bw_gbs:
-        per_token /= 1 - s.offload_fraction / 2  # the CPU layers run slower; llama.cpp pushes them to the GPU per batch
+    if s.offload_fraction and s.hw.host_link_gbs:
+        # For a prompt batch llama.cpp copies the layers kept in RAM to the GPU over PCIe.
+        per_token += s.offload_fraction * s.held_bytes / ubatch / (s.hw.host_link_gbs * k.GB)
     return 1 / per_token
 
 
