@@ -295,3 +295,32 @@ def test_pipeline_parallel_has_bubbles_below_one_sequence_per_stage(catalog: Cat
     assert rate("vllm", 1) > 3 * rate("vllm-pp", 1)
     est = estimate(model, "fp16", four, runtime="vllm-pp", batch=2, with_training=False)
     assert est.pipeline_stages == 4 and any("bubble" in note for note in est.notes)
+
+
+def test_time_to_first_token_and_requests_at_target(catalog: Catalog) -> None:
+    model = get_model(catalog, "llama-3.1-8b")
+    hw = from_gpu(catalog, "rtx-4090")
+    est = estimate(model, "q4_k_m", hw, prompt=2000, target_tokens_per_s=30, with_training=False)
+    assert est.prefill_tokens_per_s is not None and est.decode_tokens_per_s_batch1 is not None
+    s = SpeedInputs.build(model, get_format("q4_k_m"), hw, get_runtime("llama.cpp"))
+    # Prefill the prompt, then one decode step for the first generated token.
+    assert est.time_to_first_token_s == pytest.approx(2000 / est.prefill_tokens_per_s + decode_step_s(s, 1, 2000))
+    # Every concurrent user still sees at least 30 tokens/s.
+    assert est.concurrent_at_target is not None and est.concurrent_at_target >= 1
+    assert decode_step_s(s, est.concurrent_at_target, 4096) <= 1 / 30
+    assert decode_step_s(s, est.concurrent_at_target + 1, 4096) > 1 / 30 or est.concurrent_at_target == est.max_batch
+
+
+def test_full_capacity_table_is_fast(catalog: Catalog) -> None:
+    import time
+
+    hw = from_gpu(catalog, "rtx-4090", 2)
+    capacity_table(catalog, hw, only_fitting=False)
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        capacity_table(catalog, hw, only_fitting=False)
+        times.append(time.perf_counter() - start)
+    # The target is 50 ms (python -m rackplanner.benchmark prints it); the bound here leaves
+    # room for a loaded test machine and still catches a slowdown of several times.
+    assert sorted(times)[1] < 0.15
