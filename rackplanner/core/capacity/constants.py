@@ -53,7 +53,7 @@ PREFILL_TFLOPS_EFFICIENCY: dict[str, float] = {
 TP_SERVER_PREFILL_TFLOPS_EFFICIENCY = 0.50
 
 # Most sequences a server batches at once: vLLM's default max_num_seqs
-# (https://docs.vllm.ai/en/latest/serving/engine_args.html).
+# up to v0.6 (https://docs.vllm.ai/en/v0.6.3.post1/models/engine_args.html: "--max-num-seqs ... Default: 256").
 MAX_BATCH_SEQUENCES = 256
 
 # --- memory ---------------------------------------------------------------------------
