@@ -293,3 +293,18 @@ def test_r750xa_pairs_per_cpu_and_bridged_pair(catalog: Catalog) -> None:
     assert paired.pair("GPU0", "GPU1").gbs == 300
     chassis = catalog.get_as("dell-poweredge-r750xa-chassis", Chassis)
     assert chassis is not None and (chassis.height_u, chassis.depth_mm, chassis.weight_kg) == (2, 737.5, 28.6)
+
+
+def test_gpu_server_enclosures(catalog: Catalog) -> None:
+    """NetBox/NVIDIA datasheet: DGX A100 6U, 897.1 mm deep, 123.16 kg, six 3 kW supplies (pcnews);
+    DGX H100 8U, 14 x 19.0 x 35.3 in, six 3.3 kW supplies; NetBox G292-Z46: 2U, 36.89 kg, two PSUs."""
+    a100 = catalog.get_as("nvidia-dgx-a100-chassis", Chassis)
+    h100 = catalog.get_as("nvidia-dgx-h100-chassis", Chassis)
+    g292 = catalog.get_as("gigabyte-g292-z46-chassis", Chassis)
+    assert a100 is not None and h100 is not None and g292 is not None
+    assert (a100.height_u, a100.depth_mm, a100.weight_kg, a100.psu_bays) == (6, 897.1, 123.16, 6)
+    assert (h100.height_u, h100.psu_bays) == (8, 6)
+    # 35.3 in x 25.4 mm/in = 896.6 mm; 14 in = 355.6 mm.
+    assert h100.depth_mm == pytest.approx(35.3 * 25.4, abs=0.1)
+    assert h100.height_mm == pytest.approx(14 * 25.4, abs=0.1)
+    assert (g292.height_u, g292.weight_kg, g292.psu_bays) == (2, 36.89, 2)
