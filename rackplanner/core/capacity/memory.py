@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.formats import WeightFormat, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
-from rackplanner.core.capacity.runtime import Runtime
+from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import kv_bytes_per_token
 from rackplanner.core.errors import InputError
 from rackplanner.core.parts import LlmModel
@@ -58,15 +58,15 @@ def _activations_bytes(model: LlmModel, batch: int) -> float:
     return (ubatch + logits + scratch) * 4
 
 
-def usable_gb(hw: Hardware, runtime: Runtime) -> tuple[float, float]:
+def usable_gb(hw: Hardware, runtime: Runtime, devices: int | None = None) -> tuple[float, float]:
     """(memory for weights, cache and activations; overhead reserved), whole machine, GB."""
-    total = hw.mem_gb_per_device * hw.devices
+    total = hw.mem_gb_per_device * (devices or hw.devices)
     if hw.kind != "gpu":
         return total, 0.0
     if runtime.split != "layer":
         overhead = (1 - k.VLLM_GPU_MEMORY_UTILIZATION) * total
     else:
-        overhead = k.GPU_RUNTIME_OVERHEAD_GB * hw.devices
+        overhead = k.GPU_RUNTIME_OVERHEAD_GB * (devices or hw.devices)
     return total - overhead, overhead
 
 
@@ -87,10 +87,12 @@ def memory_fit(
     weights = weight_bytes(model, fmt) / k.GB
     kv_token = kv_bytes_per_token(model, kv_bytes) / k.GB
     kv = kv_token * context * batch
+    # Tensor parallelism uses only as many GPUs as divide the heads evenly.
+    used = tensor_parallel_degree(model, hw, runtime) if runtime.split == "tensor" else hw.devices
     act = _activations_bytes(model, batch) / k.GB
     if hw.kind == "gpu":
-        act *= hw.devices  # each GPU holds its own compute buffer
-    room, overhead = usable_gb(hw, runtime)
+        act *= used  # each GPU holds its own compute buffer
+    room, overhead = usable_gb(hw, runtime, used)
     needed = weights + kv + act
     offload = 0.0
     fits = needed <= room
@@ -122,7 +124,7 @@ def memory_fit(
         total_gb=total,
         capacity_gb=capacity,
         free_gb=capacity - total,
-        per_device_gb=total / hw.devices,
+        per_device_gb=total / used,
         kv_gb_per_token=kv_token,
         offload_fraction=offload,
         max_context=max(max_context, 0),

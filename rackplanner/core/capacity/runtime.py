@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rackplanner.core.capacity import constants as k
+from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.errors import InputError
+from rackplanner.core.parts import LlmModel
 
 
 @dataclass(frozen=True)
@@ -49,3 +51,10 @@ def get_runtime(runtime_id: str) -> Runtime:
     if runtime is None:
         raise InputError(f"unknown runtime {runtime_id!r} (known: {', '.join(RUNTIMES)})")
     return runtime
+
+
+def tensor_parallel_degree(model: LlmModel, hw: Hardware, runtime: Runtime) -> int:
+    """GPUs a tensor-parallel runtime splits over: the most that divide the KV heads."""
+    if runtime.split != "tensor" or hw.kind != "gpu":
+        return 1
+    return max(d for d in range(1, hw.devices + 1) if model.kv_heads % d == 0 and model.attention_heads % d == 0)

@@ -14,7 +14,7 @@ from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.memory import PREFILL_UBATCH
-from rackplanner.core.capacity.runtime import Runtime
+from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import active_params, kv_bytes_per_token
 from rackplanner.core.parts import LlmModel
 
@@ -31,13 +31,6 @@ def prefill_tflops_efficiency(hw: Hardware, runtime: Runtime) -> float:
     if runtime.split != "layer" and hw.kind == "gpu":
         return k.TP_SERVER_PREFILL_TFLOPS_EFFICIENCY
     return k.PREFILL_TFLOPS_EFFICIENCY[hw.device_class]
-
-
-def tensor_parallel_degree(model: LlmModel, hw: Hardware, runtime: Runtime) -> int:
-    """GPUs a tensor-parallel runtime splits over: the most that divide the KV heads."""
-    if runtime.split != "tensor" or hw.kind != "gpu":
-        return 1
-    return max(d for d in range(1, hw.devices + 1) if model.kv_heads % d == 0 and model.attention_heads % d == 0)
 
 
 @dataclass(frozen=True)
