@@ -308,3 +308,34 @@ def test_gpu_server_enclosures(catalog: Catalog) -> None:
     assert h100.depth_mm == pytest.approx(35.3 * 25.4, abs=0.1)
     assert h100.height_mm == pytest.approx(14 * 25.4, abs=0.1)
     assert (g292.height_u, g292.weight_kg, g292.psu_bays) == (2, 36.89, 2)
+
+
+@pytest.mark.parametrize(
+    ("board", "gpu_slot", "shared_m2", "own_m2"),
+    [
+        # hardwareluxx TUF GAMING X870-PLUS WIFI: M.2_2 takes 4 of the 16 GPU lanes, M.2_1 has its own.
+        ("tuf-gaming-x870-plus-wifi", "pciex16-1", "m2-2", "m2-1"),
+        # hardwareluxx Z890 AORUS MASTER: M.2_D takes 4 of the 16 GPU lanes, M.2_A has its own.
+        ("z890-aorus-master", "pciex16", "m2-d", "m2-a"),
+    ],
+)
+def test_shared_m2_halves_the_gpu_slot(
+    catalog: Catalog, board: str, gpu_slot: str, shared_m2: str, own_m2: str
+) -> None:
+    ssd = "samsung-990-pro-2tb"
+    shared = derive(catalog, board=board, cards={gpu_slot: "rtx-5090", shared_m2: ssd})
+    own = derive(catalog, board=board, cards={gpu_slot: "rtx-5090", own_m2: ssd})
+    # RTX 5090: PCIe 5.0 x16 card; x8 at Gen5 = 31.5 GB/s, x16 = 63 GB/s per direction.
+    assert (shared.device("GPU0").lanes, shared.device("GPU0").gbs) == (8, pytest.approx(31.5, abs=0.05))
+    assert (own.device("GPU0").lanes, own.device("GPU0").gbs) == (16, pytest.approx(63.0, abs=0.1))
+
+
+def test_z890_second_gpu_behind_the_chipset(catalog: Catalog) -> None:
+    """hardwareluxx (Z890 AORUS MASTER): the second x16 slot is PCIe 4.0 x4 from the Z890, which hangs
+    off the CPU by DMI 4.0 x8 (Corsair Z790 vs Z890 page)."""
+    topo = derive(catalog, board="z890-aorus-master", cards={"pciex16": "rtx-4090", "pciex4": "rtx-4090"})
+    assert [(d.gen, d.lanes) for d in topo.devices] == [(4, 16), (4, 4)]
+    assert topo.matrix["GPU0"]["GPU1"] == "PHB"
+    # The chipset's DMI 4.0 x8 uplink (15.75 GB/s) carries the x4 slot: 4 of 8 lanes.
+    uplink = next(u for u in topo.uplinks if u.switch == "z890")
+    assert uplink.upstream_gbs == pytest.approx(pcie_gbs(4, 8), abs=0.01)
