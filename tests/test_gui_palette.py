@@ -17,7 +17,7 @@ from rackplanner.core.parts import PART_KINDS, Gpu
 from rackplanner.core.planfile import load_plan
 from rackplanner.gui.document import PlanDocument
 from rackplanner.gui.mime import PART_MIME, part_from_mime
-from rackplanner.gui.palette import KIND_ROLE, PART_ID_ROLE, PaletteDock, compact_figures
+from rackplanner.gui.palette import FIGURES_ROLE, KIND_ROLE, PART_ID_ROLE, PaletteDock, compact_figures
 from tests.conftest import EXAMPLES
 
 
@@ -67,7 +67,7 @@ def test_gpu_row_shows_key_figures_and_sources(dock: PaletteDock, catalog: Catal
     gpu = catalog.get_as("rtx-3090", Gpu)
     assert gpu is not None
     assert index.data() == gpu.label
-    figures = index.siblingAtColumn(1).data()
+    figures = index.data(FIGURES_ROLE)
     # VRAM and bandwidth from catalog/gpu.yaml via key_figures, e.g. "24 GB" and "936 GB/s".
     vram = dict(key_figures(gpu))["VRAM"]
     bandwidth = dict(key_figures(gpu))["bandwidth"]
@@ -108,7 +108,7 @@ def test_typing_a100_leaves_only_the_a100_parts(
 def test_gpu_row_mime_carries_the_part_id(dock: PaletteDock) -> None:
     index = dock.proxy.mapToSource(dock.proxy_index_of("rtx-3090"))
     assert PART_MIME in dock.model.mimeTypes()
-    data = dock.model.mimeData([index, index.siblingAtColumn(1)])
+    data = dock.model.mimeData([index])
     assert data.hasFormat(PART_MIME)
     assert part_from_mime(data) == "rtx-3090"
     assert data.text() == "rtx-3090"

@@ -9,16 +9,21 @@ from PySide6.QtCore import (
     QMimeData,
     QModelIndex,
     QPersistentModelIndex,
+    QRect,
+    QSize,
     QSortFilterProxyModel,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtGui import QPainter, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QDockWidget,
-    QHeaderView,
     QLineEdit,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -34,6 +39,8 @@ from rackplanner.gui.mime import PART_MIME, part_mime
 PART_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_TEXT_ROLE = Qt.ItemDataRole.UserRole + 2
 KIND_ROLE = Qt.ItemDataRole.UserRole + 3
+# The one-line figures under a part's name.
+FIGURES_ROLE = Qt.ItemDataRole.UserRole + 4
 
 GROUP_TITLES: dict[str, str] = {
     "gpu": "GPUs",
@@ -66,7 +73,12 @@ def compact_figures(part: Part) -> str:
     """The known key figures on one line: '24 GB · 936 GB/s · 350 W · 3 slots · $1,499'."""
     parts = []
     skip = _TOOLTIP_ONLY.get(part.kind, frozenset())
-    for label, value in key_figures(part):
+    figures = key_figures(part)
+    # The price goes up front with the main figures, so a narrow dock still shows it.
+    price = [f for f in figures if f[0] == "price"]
+    figures = [f for f in figures if f[0] != "price"]
+    figures[3:3] = price
+    for label, value in figures:
         if value == UNKNOWN or label in skip:
             continue
         # A bare number needs its label to be read ("3 slots", "16 cores").
@@ -99,7 +111,7 @@ class CatalogModel(QStandardItemModel):
 
     def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setHorizontalHeaderLabels(["Part", "Figures"])
+        self.setHorizontalHeaderLabels(["Part"])
         self._fill(catalog)
 
     def _fill(self, catalog: Catalog) -> None:
@@ -113,24 +125,20 @@ class CatalogModel(QStandardItemModel):
             font = group.font()
             font.setBold(True)
             group.setFont(font)
-            filler = QStandardItem()
-            filler.setFlags(Qt.ItemFlag.ItemIsEnabled)
             for part in sorted(by_kind[kind], key=lambda p: p.label.lower()):
-                group.appendRow(self._part_row(part))
-            self.appendRow([group, filler])
+                group.appendRow(self._part_item(part))
+            self.appendRow(group)
 
     @staticmethod
-    def _part_row(part: Part) -> list[QStandardItem]:
-        tip = part_tooltip(part)
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled
-        row = [QStandardItem(part.label), QStandardItem(compact_figures(part))]
-        for item in row:
-            item.setFlags(flags)
-            item.setData(part.id, PART_ID_ROLE)
-            item.setData(f"{part.id} {part.vendor} {part.model}".lower(), SEARCH_TEXT_ROLE)
-            item.setData(part.kind, KIND_ROLE)
-            item.setToolTip(tip)
-        return row
+    def _part_item(part: Part) -> QStandardItem:
+        item = QStandardItem(part.label)
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled)
+        item.setData(part.id, PART_ID_ROLE)
+        item.setData(compact_figures(part), FIGURES_ROLE)
+        item.setData(f"{part.id} {part.vendor} {part.model}".lower(), SEARCH_TEXT_ROLE)
+        item.setData(part.kind, KIND_ROLE)
+        item.setToolTip(part_tooltip(part))
+        return item
 
     def mimeTypes(self) -> list[str]:
         return [PART_MIME, "text/plain"]
@@ -144,6 +152,57 @@ class CatalogModel(QStandardItemModel):
 
     def supportedDragActions(self) -> Qt.DropAction:
         return Qt.DropAction.CopyAction
+
+
+class PartDelegate(QStyledItemDelegate):
+    """Draws a part as two lines: its name, and under it its key figures in a quieter colour.
+
+    Two lines keep both readable in a narrow dock, where a second column would be cut off.
+    """
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        if index.data(FIGURES_ROLE):
+            size.setHeight(size.height() + option.fontMetrics.lineSpacing())
+        return size
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        figures = index.data(FIGURES_ROLE)
+        if not figures:
+            super().paint(painter, option, index)
+            return
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        name = opt.text
+        opt.text = ""
+        style = opt.widget.style() if opt.widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, opt.widget).adjusted(2, 1, -2, -1)
+        metrics = opt.fontMetrics
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        group = (
+            QPalette.ColorGroup.Normal if opt.state & QStyle.StateFlag.State_Active else QPalette.ColorGroup.Inactive
+        )
+        main = opt.palette.color(group, QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        quiet = main if selected else opt.palette.color(group, QPalette.ColorRole.PlaceholderText)
+        painter.save()
+        line = QRect(text_rect.left(), text_rect.top(), text_rect.width(), metrics.lineSpacing())
+        painter.setPen(main)
+        painter.drawText(
+            line,
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            metrics.elidedText(name, Qt.TextElideMode.ElideRight, line.width()),
+        )
+        line.translate(0, metrics.lineSpacing())
+        painter.setPen(quiet)
+        painter.drawText(
+            line,
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            metrics.elidedText(str(figures), Qt.TextElideMode.ElideRight, line.width()),
+        )
+        painter.restore()
 
 
 class CatalogFilter(QSortFilterProxyModel):
@@ -198,7 +257,8 @@ class PaletteDock(QDockWidget):
         self.view = QTreeView()
         self.view.setObjectName("palette-tree")
         self.view.setModel(self.proxy)
-        self.view.setUniformRowHeights(True)
+        self.view.setItemDelegate(PartDelegate(self.view))
+        self.view.setHeaderHidden(True)
         self.view.setAlternatingRowColors(True)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -206,10 +266,8 @@ class PaletteDock(QDockWidget):
         self.view.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         self.view.setDefaultDropAction(Qt.DropAction.CopyAction)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        header = self.view.header()
-        header.setStretchLastSection(True)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        self.view.setColumnWidth(0, 210)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
 
         body = QWidget()
         layout = QVBoxLayout(body)

@@ -259,10 +259,11 @@ class SummaryDock(QDockWidget):
         if power.recommended_psu_w is not None:
             names = [self._part_label(p) for p in power.recommended_psus]
             text = f"{watts(power.recommended_psu_w)} or more"
-            # One PSU a line: short lines wrap reliably in a form.
-            self.recommended.setText(
-                "\n".join([text, *(short_model(n) for n in names)]) if names else f"{text} (none in the catalog)"
-            )
+            if names:
+                more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+                self.recommended.setText(f"{text}\ne.g. {short_model(names[0])}{more}")
+            else:
+                self.recommended.setText(f"{text} (none in the catalog)")
             self.recommended.setToolTip("\n".join(names))
         self.recommended.setVisible(power.recommended_psu_w is not None)
         self.recommended_caption.setVisible(power.recommended_psu_w is not None)
