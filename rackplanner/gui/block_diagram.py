@@ -41,7 +41,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
-    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QTextBrowser,
@@ -774,6 +773,7 @@ class BlockDiagramDock(QDockWidget):
         toolbar = QToolBar(body)
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.matrix_action = QAction("Topology matrix…", self)
+        self.matrix_action.setIconText("Topology matrix…")  # keep the ellipsis on the tool button
         self.matrix_action.setToolTip("Path class between every pair of GPUs and NICs, as nvidia-smi topo -m prints it")
         self.matrix_action.triggered.connect(self.show_matrix)
         self.fit_action = QAction("Fit", self)
@@ -788,18 +788,21 @@ class BlockDiagramDock(QDockWidget):
         layout.addWidget(self.header)
 
         legend = QWidget(body)
-        row = QHBoxLayout(legend)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(2)
+        column = QVBoxLayout(legend)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
         self.legend_title = QLabel(legend)
-        self.legend_title.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.legend_title.setWordWrap(True)
-        row.addWidget(self.legend_title, 1)
+        column.addWidget(self.legend_title)
+        row = QHBoxLayout()
+        row.setSpacing(2)
+        column.addLayout(row)
         self.swatches: dict[str, _Swatch] = {}
         for code in colors.PATH_CLASSES:
             swatch = _Swatch(code, legend)
             self.swatches[code] = swatch
             row.addWidget(swatch)
+        row.addStretch(1)
         legend.setToolTip(LEGEND)
         self.legend = legend
         layout.addWidget(legend)
