@@ -67,6 +67,8 @@ def test_cpu_count_spin_box_is_one_undoable_edit(qtbot: QtBot, catalog: Catalog,
     assert dock.cpu_count.value() == 2
     assert current_part(dock.server) == "sys-4028gr-trt2"
     assert not dock.board.isEnabled() and not dock.chassis.isEnabled()
+    # The server's stock PSUs are shown, not chosen; picking a model keeps the server's count.
+    assert current_part(dock.psu) is None and "Stock: 4 ×" in dock.psu.currentText()
     path = shots(tmp_path) / "machine-form-8gpu-server.png"
     dock.grab().save(str(path))
     print(f"screenshot: {path}")
@@ -81,6 +83,11 @@ def test_cpu_count_spin_box_is_one_undoable_edit(qtbot: QtBot, catalog: Catalog,
     assert machine is not None and machine.cpu_count == 2
     assert dock.cpu_count.value() == 2
     assert document.undo_stack.count() == 1, "refilling the form after undo pushed nothing"
+    psu = next(p for p in catalog.of_kind(Psu) if p.form == "server")
+    dock.psu.setCurrentIndex(dock.psu.findData(psu.id))
+    machine = document.plan.machine("trainer")
+    assert machine is not None and machine.psus == [PartCount(part=psu.id, count=4)]
+    assert dock.psu_count.value() == 4 and dock.psu_count.isEnabled()
 
 
 def test_psu_and_memory_fields(qtbot: QtBot, catalog: Catalog) -> None:

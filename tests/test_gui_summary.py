@@ -134,6 +134,17 @@ def test_eight_gpu_server(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> Non
     print(f"screenshot: {path}")
 
 
+def test_transient_above_the_psu_is_called_out(qtbot: QtBot, catalog: Catalog) -> None:
+    document = PlanDocument(load_plan(EXAMPLES / "teaching-mistakes.json", catalog), catalog)
+    dock = make_dock(qtbot, document)
+    power = machine_power(document.plan.machines[0], catalog)
+    # Three RTX 3090 (catalog/gpu.yaml transient peaks) on one 1,600 W PSU: the peak is above it.
+    assert power.transient_peak_w > power.nameplate_w
+    assert dock.transient.text().endswith("above the rating")
+    share = dock.transient_bar.share
+    assert share is not None and share > 1
+
+
 def test_empty_plan_and_bare_machine(qtbot: QtBot, catalog: Catalog) -> None:
     document = PlanDocument(Plan(name="Empty"), catalog)
     dock = make_dock(qtbot, document)

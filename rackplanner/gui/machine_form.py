@@ -391,8 +391,13 @@ class MachineDock(QDockWidget):
             "drives": (self.drive, self.drive_count),
         }[field]
         part = combo.currentData()
-        items = [PartCount(part=part, count=spin.value())] if part else []
         machine = self.machine()
+        count = spin.value()
+        server = self._document.catalog.get_as(machine.server, Server) if machine and machine.server else None
+        if field == "psus" and server is not None and machine is not None and not machine.psus:
+            # Swapping a server's stock PSUs keeps how many it has.
+            count = server.psu_count
+        items = [PartCount(part=part, count=count)] if part else []
         if machine is not None and items == getattr(machine, field):
             return
         self._configure(**{field: items})

@@ -244,7 +244,11 @@ class SummaryDock(QDockWidget):
         breakdown = (f"{line.count} × {line.label}: {watts(line.total_w)}" for line in power.lines)
         self.dc_load.setToolTip("\n".join(breakdown))
         if power.nameplate_w > 0:
-            self.transient.setText(f"{watts(power.transient_peak_w)} of {watts(power.nameplate_w)} PSU nameplate")
+            over = power.transient_peak_w > power.nameplate_w
+            self.transient.setText(
+                f"{watts(power.transient_peak_w)} of {watts(power.nameplate_w)} PSU nameplate"
+                + (": above the rating" if over else "")
+            )
         else:
             self.transient.setText(f"{watts(power.transient_peak_w)} (no PSU chosen)")
         self.transient.setToolTip(
