@@ -1,0 +1,141 @@
+"""Findings dock: the fit rules' findings for the current machine, rack findings, and selection.
+
+Expected rows come from ``check_machine`` on the same example plan; the mistakes named in
+the comments are the ones teaching-mistakes.json was written to show.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTreeWidgetItem
+from pytestqt.qtbot import QtBot
+
+from rackplanner.core import edits
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.findings import SEVERITY_ORDER
+from rackplanner.core.fit import check_machine
+from rackplanner.core.mounting import rack_layout
+from rackplanner.core.plan import Plan
+from rackplanner.core.planfile import load_plan
+from rackplanner.core.rackpower import rack_power
+from rackplanner.core.topology import derive_topology
+from rackplanner.gui.document import PlanDocument
+from rackplanner.gui.findings_dock import FINDING_ROLE, FindingsDock, count_text
+from tests.conftest import EXAMPLES
+
+
+def open_dock(qtbot: QtBot, document: PlanDocument) -> FindingsDock:
+    dock = FindingsDock(document)
+    qtbot.addWidget(dock)
+    dock.resize(420, 560)
+    dock.show()
+    qtbot.waitExposed(dock)
+    return dock
+
+
+def example(name: str, catalog: Catalog) -> PlanDocument:
+    path = EXAMPLES / name
+    return PlanDocument(load_plan(path, catalog), catalog, path)
+
+
+def click(qtbot: QtBot, dock: FindingsDock, item: QTreeWidgetItem) -> None:
+    dock.tree.scrollToItem(item)
+    rect = dock.tree.visualItemRect(item)
+    qtbot.mouseClick(dock.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_teaching_mistakes_lists_every_finding_most_severe_first(
+    qtbot: QtBot, catalog: Catalog, tmp_path: Path
+) -> None:
+    doc = example("teaching-mistakes.json", catalog)
+    dock = open_dock(qtbot, doc)
+    machine = doc.plan.machines[0]
+    expected = check_machine(machine, catalog, derive_topology(machine, catalog))
+    rows = dock.items()
+    assert [r.text(0) for r in rows] == [f.message for f in sorted(expected, key=lambda f: SEVERITY_ORDER[f.severity])]
+    severities = [r.data(0, FINDING_ROLE).severity for r in rows]
+    assert severities == sorted(severities, key=SEVERITY_ORDER.__getitem__)
+    # The example's mistakes: an NVLink bridge across a 3090 and a 4090, and a PSU too small.
+    codes = {f.code for f in expected if f.severity == "error"}
+    assert {"bridge-mismatch", "psu-too-small"} <= codes
+    # Each row carries its severity's standard icon.
+    for row in rows:
+        icon = dock.icons[row.data(0, FINDING_ROLE).severity]
+        assert row.icon(0).pixmap(16, 16).toImage() == icon.pixmap(16, 16).toImage()
+    assert dock.icons["error"].pixmap(16, 16).toImage() != dock.icons["warning"].pixmap(16, 16).toImage()
+    # Counts per severity in the header and the title.
+    for severity in ("error", "warning", "info"):
+        count = sum(f.severity == severity for f in expected)
+        assert dock.count_labels[severity].text() == count_text(severity, count)
+    errors = sum(f.severity == "error" for f in expected)
+    assert dock.windowTitle().startswith(f"Findings ({errors} errors, ")
+    assert rows[0].toolTip(0).startswith("Error (")
+    folder = Path(os.environ.get("RACKPLANNER_SHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    shot = folder / "findings-teaching-mistakes.png"
+    assert dock.grab().save(str(shot))
+    print(f"screenshot: {shot}")
+
+
+def test_selecting_a_finding_selects_its_slots(qtbot: QtBot, catalog: Catalog) -> None:
+    doc = example("teaching-mistakes.json", catalog)
+    dock = open_dock(qtbot, doc)
+    row = next(r for r in dock.items() if r.data(0, FINDING_ROLE).code == "bridge-mismatch")
+    with qtbot.waitSignal(doc.selection_changed):
+        click(qtbot, dock, row)
+    # The bridge joins the cards in PCIEX16(G5)_1 and _2.
+    assert doc.selected_slots == ["pciex16-g5-1", "pciex16-g5-2"]
+    chipset_gpu = next(r for r in dock.items() if r.data(0, FINDING_ROLE).slots == ["pciex16-chipset"])
+    click(qtbot, dock, chipset_gpu)
+    assert doc.selected_slots == ["pciex16-chipset"]
+
+
+def test_findings_follow_edits_and_undo(qtbot: QtBot, catalog: Catalog) -> None:
+    doc = example("teaching-mistakes.json", catalog)
+    dock = open_dock(qtbot, doc)
+    codes = {r.data(0, FINDING_ROLE).code for r in dock.items()}
+    assert "bridge-mismatch" in codes
+    # Taking out the 4090 also takes out the bridge it was on: no mismatch any more.
+    doc.apply(edits.remove_card, machine="overloaded-rig", slot="pciex16-g5-2")
+    machine = doc.plan.machines[0]
+    after = check_machine(machine, catalog, derive_topology(machine, catalog))
+    assert [r.text(0) for r in dock.items()] == [f.message for f in after]
+    assert "bridge-mismatch" not in {f.code for f in after}
+    doc.undo_stack.undo()
+    assert {r.data(0, FINDING_ROLE).code for r in dock.items()} == codes
+
+
+def test_rack_findings_appear_in_their_own_group(qtbot: QtBot, catalog: Catalog) -> None:
+    doc = example("colo-rack.json", catalog)
+    dock = open_dock(qtbot, doc)
+    assert dock.rack_group.isHidden()
+    machine_counts = dict(dock.counts)
+    rack = doc.plan.racks[0].id
+    found = rack_layout(doc.plan, rack, catalog).findings + rack_power(doc.plan, rack, catalog).findings
+    assert found, "colo-rack.json has switches without a catalogued power draw"
+    dock.set_rack_findings(found)
+    assert not dock.rack_group.isHidden()
+    rows = dock.items(dock.rack_group)
+    assert [r.text(0) for r in rows] == [f.message for f in sorted(found, key=lambda f: SEVERITY_ORDER[f.severity])]
+    warnings = machine_counts.get("warning", 0) + sum(f.severity == "warning" for f in found)
+    assert dock.count_labels["warning"].text() == count_text("warning", warnings)
+    with qtbot.waitSignal(dock.rack_finding_selected) as signal:
+        click(qtbot, dock, rows[0])
+    assert signal.args == [rows[0].data(0, FINDING_ROLE)]
+    dock.set_rack_findings([])
+    assert dock.rack_group.isHidden() and dict(dock.counts) == {k: v for k, v in machine_counts.items() if v}
+
+
+def test_empty_plan_and_machine_without_board(qtbot: QtBot, catalog: Catalog) -> None:
+    doc = PlanDocument(Plan(name="empty"), catalog)
+    dock = open_dock(qtbot, doc)
+    assert dock.items() == [] and dock.machine_group.text(0) == "No machine"
+    assert dock.windowTitle() == "Findings"
+    result = doc.apply(edits.add_machine, name="Bare", catalog=catalog)
+    assert result is not None
+    doc.set_current_machine("bare")
+    assert [r.data(0, FINDING_ROLE).code for r in dock.items()] == ["no-board"]
+    assert dock.count_labels["error"].text() == "1 error"
