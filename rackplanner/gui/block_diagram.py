@@ -252,12 +252,17 @@ class DiagramScene(QGraphicsScene):
         self.inter_socket_label = ""
         self.topology: Topology | None = None
 
-    def build(self, machine: Machine, board: Board, topo: Topology, catalog: Catalog, font: QFont) -> None:
+    def reset(self) -> None:
+        """Nothing drawn."""
         self.clear()
         self.boxes.clear()
         self.edge_labels.clear()
         self.nvlink_labels = []
         self.inter_socket_label = ""
+        self.topology = None
+
+    def build(self, machine: Machine, board: Board, topo: Topology, catalog: Catalog, font: QFont) -> None:
+        self.reset()
         self.topology = topo
         bold = QFont(font)
         bold.setBold(True)
@@ -866,9 +871,7 @@ class BlockDiagramDock(QDockWidget):
         board = board_of(machine, doc.catalog) if machine is not None else None
         if machine is None or board is None:
             self.topology = None
-            self.scene.clear()
-            self.scene.boxes.clear()
-            self.scene.topology = None
+            self.scene.reset()
             if machine is None:
                 text = "No machine to show. Add a machine to see its PCIe and NVLink topology."
             else:
