@@ -285,3 +285,20 @@ def test_path_colours_are_distinct() -> None:
     shades = [colors.path_color(code).name() for code in ("X", "NV4", "PIX", "PXB", "PHB", "NODE", "SYS")]
     assert len(set(shades)) == len(shades)
     assert colors.path_class("NV12") == "NV#" and colors.path_class("PIX") == "PIX"
+
+
+def test_devices_go_in_columns_in_a_tall_dock_and_side_by_side_in_a_wide_one(qtbot: QtBot, catalog: Catalog) -> None:
+    doc = example("home-rig-2x3090.json", catalog)
+    dock = open_dock(qtbot, doc, (420, 820))
+    gpu0, gpu1 = dock.scene.boxes["dev:GPU0"], dock.scene.boxes["dev:GPU1"]
+    assert dock.scene.stacked and gpu0.node.x == gpu1.node.x and gpu1.node.y > gpu0.node.y
+    tall_scale = dock.view.transform().m11()
+    dock.resize(1300, 420)
+    qtbot.waitUntil(lambda: not dock.scene.stacked)
+    gpu0, gpu1 = dock.scene.boxes["dev:GPU0"], dock.scene.boxes["dev:GPU1"]
+    assert gpu0.node.y == gpu1.node.y and gpu1.node.x > gpu0.node.x
+    # Same content either way: the NVLink bridge and both link labels.
+    assert dock.scene.nvlink_labels == ["NV4 · 56.25 GB/s"] and len(dock.scene.edge_labels) == 4
+    dock.resize(420, 820)
+    qtbot.waitUntil(lambda: dock.scene.stacked)
+    assert dock.view.transform().m11() == pytest.approx(tall_scale)

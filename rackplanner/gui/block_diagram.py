@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, QSize, QSizeF, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QBrush,
@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QTextBrowser,
@@ -199,6 +200,122 @@ def _build_tree(machine: Machine, board: Board, topo: Topology, catalog: Catalog
     return nodes, sockets
 
 
+@dataclass(frozen=True)
+class _Geometry:
+    box_w: float
+    box_h: float
+    pitch: float  # from one row of boxes to the next
+    stack_pitch: float  # from one device to the next in a column
+    socket_gap: float
+
+
+def _layout(
+    nodes: dict[str, _Node],
+    sockets: list[str],
+    geo: _Geometry,
+    fonts: _Fonts,
+    nv_pairs: list[PairPath],
+    fabric: bool,
+    *,
+    stack: bool,
+) -> tuple[float, float]:
+    """Place every node (centre x, top y); returns the drawing's rough width and height."""
+    box_w, box_h = geo.box_w, geo.box_h
+
+    def depth(node_id: str, level: int) -> int:
+        node = nodes[node_id]
+        node.depth = level
+        return max([level, *(depth(c, level + 1) for c in node.children if nodes[c].kind not in DEVICE_KINDS)])
+
+    bottom = max(depth(s, 0) for s in sockets) + 1
+    for node in nodes.values():
+        if node.kind in DEVICE_KINDS:
+            node.depth = bottom
+
+    # Devices under one bridge may go in a column (narrow docks); not where NVLink arcs would have
+    # to leave the column (DGX-1's mesh), which reads better side by side.
+    def may_stack(leaves: list[str]) -> bool:
+        if not stack or len(leaves) < _STACK_FROM:
+            return False
+        names = {nodes[c].device for c in leaves}
+        return fabric or all((p.a in names) == (p.b in names) for p in nv_pairs if p.a in names or p.b in names)
+
+    for node in nodes.values():
+        leaves = [c for c in node.children if nodes[c].kind in DEVICE_KINDS]
+        if may_stack(leaves):
+            node.column = leaves
+            node.children = [c for c in node.children if c not in leaves]
+            for leaf in leaves:
+                nodes[leaf].stacked = True
+
+    def column_width(node: _Node) -> float:
+        index = {nodes[c].device: i for i, c in enumerate(node.column)}
+        inside = [p for p in nv_pairs if p.a in index and p.b in index]
+        width = _INDENT + box_w
+        if fabric and any(nodes[c].kind == "gpu" for c in node.column):
+            width += _RAIL  # the line down to the NVSwitch box runs beside the column
+        if inside:
+            deepest = max(_side_depth(abs(index[p.a] - index[p.b]) * geo.stack_pitch) for p in inside)
+            label = max(fonts.fm.horizontalAdvance(_nv_text(p)) for p in inside)
+            width += deepest + label / 2 + 12
+        return width
+
+    def units(node: _Node) -> list[str]:
+        ordered = [(nodes[c].order, c) for c in node.children]
+        if node.column:
+            ordered.append((nodes[node.column[0]].order, _COLUMN))
+        return [unit for _, unit in sorted(ordered)]
+
+    def span(node_id: str) -> float:
+        node = nodes[node_id]
+        if node.column:
+            node.column_w = column_width(node)
+        widths = [node.column_w if u == _COLUMN else span(u) for u in units(node)]
+        node.span = max(box_w, sum(widths) + _GAP_X * max(0, len(widths) - 1))
+        return node.span
+
+    def place(node_id: str, left: float) -> None:
+        node = nodes[node_id]
+        node.y = node.depth * geo.pitch
+        parts = units(node)
+        if not parts:
+            node.x = left + node.span / 2
+            return
+        widths = [node.column_w if u == _COLUMN else nodes[u].span for u in parts]
+        cursor = left + (node.span - sum(widths) - _GAP_X * (len(parts) - 1)) / 2
+        anchors = []
+        for unit, width in zip(parts, widths, strict=True):
+            if unit == _COLUMN:
+                node.spine_x = cursor + _INDENT / 2
+                for i, leaf in enumerate(node.column):
+                    dev = nodes[leaf]
+                    dev.x = cursor + _INDENT + box_w / 2
+                    dev.y = dev.depth * geo.pitch + i * geo.stack_pitch
+                anchors.append(cursor + _INDENT + box_w / 2)
+            else:
+                place(unit, cursor)
+                anchors.append(nodes[unit].x)
+            cursor += width + _GAP_X
+        node.x = (anchors[0] + anchors[-1]) / 2
+
+    left = 0.0
+    for sid in sockets:
+        span(sid)
+        place(sid, left)
+        left += nodes[sid].span + geo.socket_gap
+    width = left - geo.socket_gap
+    height = max(n.y for n in nodes.values()) + box_h
+    # Room below the devices for NVLink arcs or the NVSwitch box.
+    if fabric:
+        height += 28 + fonts.line_h + 2 * _PAD
+    else:
+        gpus = {n.device: n for n in nodes.values() if n.kind == "gpu"}
+        below = [abs(gpus[p.a].x - gpus[p.b].x) for p in nv_pairs if not gpus[p.a].stacked]
+        if below:
+            height += _side_depth(max(below)) + fonts.line_h
+    return width, height
+
+
 class _Box(QGraphicsPathItem):
     """A rounded box of the diagram; devices carry their slot and name."""
 
@@ -251,6 +368,9 @@ class DiagramScene(QGraphicsScene):
         self.nvlink_labels: list[str] = []
         self.inter_socket_label = ""
         self.topology: Topology | None = None
+        # Rough (width, height) of the drawing with devices in columns (True) and side by side (False).
+        self.extents: dict[bool, tuple[float, float]] = {}
+        self.stacked = True
 
     def reset(self) -> None:
         """Nothing drawn."""
@@ -261,7 +381,16 @@ class DiagramScene(QGraphicsScene):
         self.inter_socket_label = ""
         self.topology = None
 
-    def build(self, machine: Machine, board: Board, topo: Topology, catalog: Catalog, font: QFont) -> None:
+    def build(
+        self,
+        machine: Machine,
+        board: Board,
+        topo: Topology,
+        catalog: Catalog,
+        font: QFont,
+        room: QSizeF | None = None,
+    ) -> None:
+        """Draw the machine; with ``room`` (the view's size), in whichever arrangement shows it larger."""
         self.reset()
         self.topology = topo
         bold = QFont(font)
@@ -276,99 +405,24 @@ class DiagramScene(QGraphicsScene):
         )
         box_w = min(_MAX_BOX_W, max(_MIN_BOX_W, widest + 2 * _PAD + 4))
         box_h = 3 * fonts.line_h + 2 * _PAD
-        zone = 2 * fonts.line_h + _BUS_DROP + 26  # room between rows for the link labels
-        pitch = box_h + zone
-
         link = topo.inter_socket_link or ("inter-socket link" if len(sockets) > 1 else "")
         if link and topo.inter_socket_gbs:
             link += f" · {topo.inter_socket_gbs:g} GB/s"
-        socket_gap = max(3 * _GAP_X, fonts.fm.horizontalAdvance(link) + 40) if link else 3 * _GAP_X
-
-        def depth(node_id: str, level: int) -> int:
-            node = nodes[node_id]
-            node.depth = level
-            return max([level, *(depth(c, level + 1) for c in node.children if nodes[c].kind not in DEVICE_KINDS)])
-
-        bottom = max(depth(s, 0) for s in sockets) + 1
-        for node in nodes.values():
-            if node.kind in DEVICE_KINDS:
-                node.depth = bottom
-
-        # Devices under one bridge go in a column, so the tree stays narrow enough for a dock; not where
-        # NVLink arcs would have to leave the column (DGX-1's mesh), which reads better side by side.
-        stack_pitch = box_h + 2 * fonts.line_h + 14
+        geo = _Geometry(
+            box_w=box_w,
+            box_h=box_h,
+            pitch=box_h + 2 * fonts.line_h + _BUS_DROP + 26,  # room between rows for the link labels
+            stack_pitch=box_h + 2 * fonts.line_h + 14,
+            socket_gap=max(3 * _GAP_X, fonts.fm.horizontalAdvance(link) + 40) if link else 3 * _GAP_X,
+        )
         nv_pairs = [p for p in topo.pairs if p.code.startswith("NV") and p.a in topo.gpus and p.b in topo.gpus]
         fabric = bool(board.nvswitch_gbs_per_gpu and nv_pairs)
-
-        def may_stack(leaves: list[str]) -> bool:
-            if len(leaves) < _STACK_FROM:
-                return False
-            names = {nodes[c].device for c in leaves}
-            return fabric or all((p.a in names) == (p.b in names) for p in nv_pairs if p.a in names or p.b in names)
-
-        for node in nodes.values():
-            leaves = [c for c in node.children if nodes[c].kind in DEVICE_KINDS]
-            if may_stack(leaves):
-                node.column = leaves
-                node.children = [c for c in node.children if c not in leaves]
-                for leaf in leaves:
-                    nodes[leaf].stacked = True
-
-        def column_width(node: _Node) -> float:
-            index = {nodes[c].device: i for i, c in enumerate(node.column)}
-            inside = [p for p in nv_pairs if p.a in index and p.b in index]
-            width = _INDENT + box_w
-            if fabric and any(nodes[c].kind == "gpu" for c in node.column):
-                width += _RAIL  # the line down to the NVSwitch box runs beside the column
-            if inside:
-                deepest = max(_side_depth(abs(index[p.a] - index[p.b]) * stack_pitch) for p in inside)
-                label = max(fonts.fm.horizontalAdvance(_nv_text(p)) for p in inside)
-                width += deepest + label / 2 + 12
-            return width
-
-        def units(node: _Node) -> list[str]:
-            ordered = [(nodes[c].order, c) for c in node.children]
-            if node.column:
-                ordered.append((nodes[node.column[0]].order, _COLUMN))
-            return [unit for _, unit in sorted(ordered)]
-
-        def span(node_id: str) -> float:
-            node = nodes[node_id]
-            if node.column:
-                node.column_w = column_width(node)
-            widths = [node.column_w if u == _COLUMN else span(u) for u in units(node)]
-            node.span = max(box_w, sum(widths) + _GAP_X * max(0, len(widths) - 1))
-            return node.span
-
-        def place(node_id: str, left: float) -> None:
-            node = nodes[node_id]
-            node.y = node.depth * pitch
-            parts = units(node)
-            if not parts:
-                node.x = left + node.span / 2
-                return
-            widths = [node.column_w if u == _COLUMN else nodes[u].span for u in parts]
-            cursor = left + (node.span - sum(widths) - _GAP_X * (len(parts) - 1)) / 2
-            anchors = []
-            for unit, width in zip(parts, widths, strict=True):
-                if unit == _COLUMN:
-                    node.spine_x = cursor + _INDENT / 2
-                    for i, leaf in enumerate(node.column):
-                        dev = nodes[leaf]
-                        dev.x = cursor + _INDENT + box_w / 2
-                        dev.y = dev.depth * pitch + i * stack_pitch
-                    anchors.append(cursor + _INDENT + box_w / 2)
-                else:
-                    place(unit, cursor)
-                    anchors.append(nodes[unit].x)
-                cursor += width + _GAP_X
-            node.x = (anchors[0] + anchors[-1]) / 2
-
-        left = 0.0
-        for sid in sockets:
-            span(sid)
-            place(sid, left)
-            left += nodes[sid].span + socket_gap
+        self.extents = {}
+        for stack in (True, False):
+            trial, _ = _build_tree(machine, board, topo, catalog)
+            self.extents[stack] = _layout(trial, sockets, geo, fonts, nv_pairs, fabric, stack=stack)
+        self.stacked = self.prefers_stacking(room)
+        _layout(nodes, sockets, geo, fonts, nv_pairs, fabric, stack=self.stacked)
 
         for node in nodes.values():
             self._add_box(node, box_w, box_h, fonts)
@@ -380,6 +434,18 @@ class DiagramScene(QGraphicsScene):
         self._add_nvlink(nv_pairs, nodes, board, box_w, box_h, fonts)
         rect = self.itemsBoundingRect().adjusted(-16, -16, 16, 16)
         self.setSceneRect(rect)
+
+    def prefers_stacking(self, room: QSizeF | None) -> bool:
+        """Devices in columns (tall) or side by side (wide): whichever the room shows at the larger scale."""
+        if room is None or room.isEmpty() or not self.extents:
+            return True
+
+        def scale(stack: bool) -> float:
+            w, h = self.extents[stack]
+            return min(room.width() / w, room.height() / h)
+
+        # Columns unless side by side is clearly larger, so a small resize does not flip the layout.
+        return scale(False) <= scale(True) * 1.1
 
     # --- items ---------------------------------------------------------------------
 
@@ -658,6 +724,7 @@ class DiagramView(QGraphicsView):
     """Shows the scene fitted to the dock until the user zooms; clicking a device reports its slot."""
 
     device_clicked = Signal(str)
+    resized = Signal()
 
     def __init__(self, scene: DiagramScene, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
@@ -674,7 +741,7 @@ class DiagramView(QGraphicsView):
             return
         self.resetTransform()
         view = self.viewport().rect()
-        scale = min(view.width() / rect.width(), view.height() / rect.height(), 1.0)
+        scale = min(view.width() / rect.width(), view.height() / rect.height(), 1.0) * 0.98
         self.scale(scale, scale)
         self.centerOn(rect.center())
 
@@ -694,6 +761,7 @@ class DiagramView(QGraphicsView):
         super().resizeEvent(event)
         if self.auto_fit:
             self.fit()
+            self.resized.emit()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
@@ -728,6 +796,33 @@ class _Swatch(QWidget):
         painter.setPen(self.palette().windowText().color())
         text_rect = QRectF(h + 6, 0, self.width() - h - 6, self.height())
         painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, self.code)
+
+
+class _ElidedLabel(QWidget):
+    """One line of text, cut with an ellipsis when the dock is narrow (the tooltip has it all)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._text = ""
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(40)
+
+    def text(self) -> str:
+        return self._text
+
+    def setText(self, text: str) -> None:
+        self._text = text
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        # Never ask for the whole text: a long board name must not widen the dock.
+        return QSize(120, self.fontMetrics().height() + 4)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setPen(self.palette().windowText().color())
+        shown = self.fontMetrics().elidedText(self._text, Qt.TextElideMode.ElideRight, self.width() - 12)
+        painter.drawText(self.rect().adjusted(8, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter, shown)
 
 
 class TopologyMatrixDialog(QDialog):
@@ -786,11 +881,9 @@ class BlockDiagramDock(QDockWidget):
         self.fit_action.triggered.connect(self._fit)
         toolbar.addAction(self.matrix_action)
         toolbar.addAction(self.fit_action)
+        self.header = _ElidedLabel(toolbar)
+        toolbar.addWidget(self.header)
         layout.addWidget(toolbar)
-
-        self.header = QLabel(body)
-        self.header.setWordWrap(True)
-        layout.addWidget(self.header)
 
         legend = QWidget(body)
         column = QVBoxLayout(legend)
@@ -815,6 +908,8 @@ class BlockDiagramDock(QDockWidget):
         self.scene = DiagramScene(self)
         self.view = DiagramView(self.scene, body)
         self.view.device_clicked.connect(self._device_clicked)
+        self.view.resized.connect(self._view_resized)
+        self.view.setMinimumHeight(160)
         self.message = QLabel(body)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
@@ -840,6 +935,10 @@ class BlockDiagramDock(QDockWidget):
         document.reset.connect(self.refresh)
         document.selection_changed.connect(lambda _slots: self._apply_selection())
         self.refresh()
+
+    def sizeHint(self) -> QSize:
+        # Ask for room: an 8-GPU tree is unreadable squeezed under other docks.
+        return QSize(460, 620)
 
     # --- what tests and the main window read ------------------------------------------
 
@@ -878,6 +977,7 @@ class BlockDiagramDock(QDockWidget):
                 text = f"{machine.name} has no board yet. Choose a board or server to see its PCIe topology."
             self.message.setText(text)
             self.header.setText(machine.name if machine is not None else "")
+            self.header.setToolTip("")
             self.stack.setCurrentWidget(self.message)
             self.notes.clear()
             self.legend.setVisible(False)
@@ -888,9 +988,9 @@ class BlockDiagramDock(QDockWidget):
             return
         topo = derive_topology(machine, doc.catalog)
         self.topology = topo
-        self.scene.build(machine, board, topo, doc.catalog, self.font())
-        self.header.setText(f"<b>{_escape(machine.name)}</b> · {_escape(board.model)}")
-        self.header.setToolTip(board.model)
+        self.scene.build(machine, board, topo, doc.catalog, self.font(), self._room())
+        self.header.setText(f"{machine.name} · {board.model}")
+        self.header.setToolTip(f"{machine.name} on {board.model}")
         self.stack.setCurrentWidget(self.view)
         self.legend.setVisible(True)
         self.fit_action.setEnabled(True)
@@ -911,6 +1011,17 @@ class BlockDiagramDock(QDockWidget):
 
     def _fit(self) -> None:
         self.view.fit()
+        self._view_resized()
+
+    def _room(self) -> QSizeF | None:
+        size = self.view.viewport().size()
+        return QSizeF(size) if self.view.isVisible() and not size.isEmpty() else None
+
+    def _view_resized(self) -> None:
+        """Rearrange when the dock's shape makes the other arrangement clearly larger."""
+        room = self._room()
+        if self.topology is not None and room is not None and self.scene.prefers_stacking(room) != self.scene.stacked:
+            self.refresh()
 
     # --- selection ---------------------------------------------------------------------
 
@@ -929,7 +1040,7 @@ class BlockDiagramDock(QDockWidget):
         source = self.selected_device()
         self.scene.colour_by_path(source)
         if source is None:
-            self.legend_title.setText("Click a GPU to colour the others by path class:")
+            self.legend_title.setText("Click a GPU to colour the others by path class")
         else:
             self.legend_title.setText(f"Path class to <b>{source}</b>:")
 

@@ -136,6 +136,9 @@ class FindingsDock(QDockWidget):
         document.reset.connect(self.refresh)
         self.refresh()
 
+    def sizeHint(self) -> QSize:
+        return QSize(360, 220)
+
     # --- contents ----------------------------------------------------------------------
 
     def _on_changed(self, change: ChangeSet) -> None:
