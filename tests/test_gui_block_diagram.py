@@ -97,6 +97,9 @@ def test_server_tree_has_its_gpus_switches_and_oversubscribed_uplinks(
     assert uplink.ratio == 4.0 and uplink.upstream_gbs == pytest.approx(pcie_gbs(3, 16), abs=0.01)
     assert dock.scene.edge_labels["plx-a"] == "Gen3 x16 · 15.76 GB/s 4:1 oversubscribed"
     assert dock.scene.edge_labels["plx-b"] == "Gen3 x16 · 15.76 GB/s 4:1 oversubscribed"
+    # The oversubscribed uplinks are drawn in the warning colour, the device links are not.
+    assert dock.scene.edges["plx-a"].pen().color() == colors.WARNING
+    assert dock.scene.edges["dev:GPU0"].pen().color() != colors.WARNING
     # Device links: the V100s at PCIe 3.0 x16, the ConnectX-3 in the x8 slot on CPU1 (7.88 GB/s).
     assert dock.scene.edge_labels["dev:GPU0"] == f"Gen3 x16 · {pcie_gbs(3, 16):.2f} GB/s"
     assert dock.scene.edge_labels["dev:NIC0"] == f"Gen3 x8 · {pcie_gbs(3, 8):.2f} GB/s"

@@ -365,6 +365,7 @@ class DiagramScene(QGraphicsScene):
         super().__init__(parent)
         self.boxes: dict[str, _Box] = {}
         self.edge_labels: dict[str, str] = {}
+        self.edges: dict[str, QGraphicsPathItem] = {}  # the link above each node
         self.nvlink_labels: list[str] = []
         self.inter_socket_label = ""
         self.topology: Topology | None = None
@@ -377,6 +378,7 @@ class DiagramScene(QGraphicsScene):
         self.clear()
         self.boxes.clear()
         self.edge_labels.clear()
+        self.edges.clear()
         self.nvlink_labels = []
         self.inter_socket_label = ""
         self.topology = None
@@ -534,6 +536,7 @@ class DiagramScene(QGraphicsScene):
             item.setZValue(1)
         item.setToolTip(child.edge_tip)
         self.addItem(item)
+        self.edges[child.id] = item
         if child.edge:
             left = child.x - box_w / 2 if child.stacked else None
             self._label(child.edge, fonts, child.x, child.y - 4, child.warning, child.edge_tip, left=left)
