@@ -1,0 +1,396 @@
+"""The main window: machine tabs in the centre, the catalog on the left, live docks on the right."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QTabWidget,
+    QUndoView,
+    QWidget,
+)
+
+from rackplanner.core import edits
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.edits import Change
+from rackplanner.core.errors import InputError
+from rackplanner.core.parts import Drive, Gpu, Nic
+from rackplanner.core.placement import slot_verdicts
+from rackplanner.core.plan import Plan
+from rackplanner.core.planfile import load_plan
+from rackplanner.gui import recovery
+from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.machine_canvas import MachineCanvas
+
+APP_NAME = "rackplanner"
+PLAN_FILTER = "rackplanner plans (*.json);;All files (*)"
+MAX_RECENT = 8
+AUTOSAVE_INTERVAL_MS = 60_000
+# After an edit, wait this long for the burst to end before writing the recovery file.
+AUTOSAVE_AFTER_EDIT_MS = 5_000
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, document: PlanDocument, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.document = document
+        self.settings = settings or QSettings()
+        self.setObjectName("main-window")
+        self.resize(1360, 820)
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.setCentralWidget(self.tabs)
+        self.canvases: dict[str, MachineCanvas] = {}
+        self._status = QLabel()
+        self.statusBar().addWidget(self._status, 1)
+        self._build_actions()
+        self._build_menus()
+        self._build_docks()
+        document.changed.connect(self._document_changed)
+        document.reset.connect(self._document_reset)
+        document.refused.connect(lambda reason: self.show_status(f"Not done: {reason}"))
+        document.undo_stack.cleanChanged.connect(self._update_title)
+        document.current_machine_changed.connect(self._show_machine)
+        self._autosave_timer = QTimer(self)
+        self._autosave_timer.setInterval(AUTOSAVE_INTERVAL_MS)
+        self._autosave_timer.timeout.connect(self.write_recovery)
+        self._autosave_timer.start()
+        self._burst_timer = QTimer(self)
+        self._burst_timer.setSingleShot(True)
+        self._burst_timer.setInterval(AUTOSAVE_AFTER_EDIT_MS)
+        self._burst_timer.timeout.connect(self.write_recovery)
+        self._rebuild_tabs()
+        self._update_title()
+        state = self.settings.value("window/state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    # --- actions and menus --------------------------------------------------------------
+
+    def _action(
+        self,
+        text: str,
+        slot: Callable[[], object],
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+        tip: str = "",
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        stack = self.document.undo_stack
+        self.new_action = self._action("&New", self.new_plan, QKeySequence.StandardKey.New, "Start an empty plan")
+        self.open_action = self._action("&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self.save_action = self._action("&Save", self.save, QKeySequence.StandardKey.Save)
+        self.save_as_action = self._action("Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
+        self.quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.undo_action = stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.redo_action = stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence(QKeySequence.StandardKey.Redo)])
+        self.delete_action = self._action("&Delete", self._delete, QKeySequence.StandardKey.Delete)
+        self.fit_action = self._action("&Fit to View", self._fit, "Ctrl+0")
+        self.zoom_in_action = self._action("Zoom &In", lambda: self._zoom(1.25), QKeySequence.StandardKey.ZoomIn)
+        self.zoom_out_action = self._action("Zoom &Out", lambda: self._zoom(0.8), QKeySequence.StandardKey.ZoomOut)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        for action in (self.new_action, self.open_action):
+            file_menu.addAction(action)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addSeparator()
+        file_menu.addAction(self.save_action)
+        file_menu.addAction(self.save_as_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        edit_menu = self.menuBar().addMenu("&Edit")
+        edit_menu.addAction(self.undo_action)
+        edit_menu.addAction(self.redo_action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.delete_action)
+        self.view_menu = self.menuBar().addMenu("&View")
+        for action in (self.fit_action, self.zoom_in_action, self.zoom_out_action):
+            self.view_menu.addAction(action)
+        self.view_menu.addSeparator()
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main-toolbar")
+        for action in (self.new_action, self.open_action, self.save_action):
+            toolbar.addAction(action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.undo_action)
+        toolbar.addAction(self.redo_action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.fit_action)
+
+    def _build_docks(self) -> None:
+        """The docks; each is optional so the window works while a dock module is missing."""
+        self.docks: dict[str, QDockWidget] = {}
+        left = Qt.DockWidgetArea.LeftDockWidgetArea
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        for module, cls, area in (
+            ("rackplanner.gui.palette", "PaletteDock", left),
+            ("rackplanner.gui.machine_form", "MachineDock", left),
+            ("rackplanner.gui.block_diagram", "BlockDiagramDock", right),
+            ("rackplanner.gui.summary_dock", "SummaryDock", right),
+            ("rackplanner.gui.findings_dock", "FindingsDock", right),
+        ):
+            dock = _make_dock(module, cls, self.document, self)
+            if dock is None:
+                continue
+            self.addDockWidget(area, dock)
+            self.docks[cls] = dock
+            self.view_menu.addAction(dock.toggleViewAction())
+        history = QDockWidget("Undo history", self)
+        history.setObjectName("undo-history")
+        history.setWidget(QUndoView(self.document.undo_stack))
+        self.addDockWidget(right, history)
+        history.hide()
+        self.docks["undo-history"] = history
+        self.view_menu.addAction(history.toggleViewAction())
+        if "MachineDock" in self.docks and "PaletteDock" in self.docks:
+            self.tabifyDockWidget(self.docks["PaletteDock"], self.docks["MachineDock"])
+            self.docks["PaletteDock"].raise_()
+        if "SummaryDock" in self.docks and "FindingsDock" in self.docks:
+            self.tabifyDockWidget(self.docks["SummaryDock"], self.docks["FindingsDock"])
+            self.docks["FindingsDock"].raise_()
+        palette = self.docks.get("PaletteDock")
+        if palette is not None and hasattr(palette, "part_activated"):
+            palette.part_activated.connect(self.add_part)
+
+    # --- machines in tabs ---------------------------------------------------------------
+
+    def _rebuild_tabs(self) -> None:
+        plan = self.document.plan
+        wanted = [m.id for m in plan.machines]
+        if list(self.canvases) == wanted:
+            for machine in plan.machines:
+                index = wanted.index(machine.id)
+                self.tabs.setTabText(index, machine.name)
+            return
+        self.tabs.blockSignals(True)
+        self.tabs.clear()
+        old = self.canvases
+        self.canvases = {}
+        for machine in plan.machines:
+            canvas = old.pop(machine.id, None) or MachineCanvas(self.document, machine.id)
+            canvas.status_message.connect(self.show_status)
+            self.canvases[machine.id] = canvas
+            self.tabs.addTab(canvas, machine.name)
+        for canvas in old.values():
+            canvas.deleteLater()
+        if not plan.machines:
+            self.tabs.addTab(_empty_hint(), "No machines")
+        self.tabs.blockSignals(False)
+        self._show_machine(self.document.current_machine)
+
+    def _show_machine(self, machine_id: str) -> None:
+        canvas = self.canvases.get(machine_id)
+        if canvas is not None:
+            self.tabs.setCurrentWidget(canvas)
+
+    def _tab_changed(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        if isinstance(widget, MachineCanvas):
+            self.document.set_current_machine(widget.machine_id)
+
+    def current_canvas(self) -> MachineCanvas | None:
+        widget = self.tabs.currentWidget()
+        return widget if isinstance(widget, MachineCanvas) else None
+
+    def _document_changed(self, change: ChangeSet) -> None:
+        if change.touches(Change.MACHINES, Change.DOCUMENT):
+            self._rebuild_tabs()
+        self._update_title()
+        self._burst_timer.start()
+
+    def _document_reset(self) -> None:
+        for canvas in self.canvases.values():
+            canvas.deleteLater()
+        self.canvases = {}
+        self._rebuild_tabs()
+        self._update_title()
+
+    def _update_title(self) -> None:
+        name = self.document.path.name if self.document.path else "Untitled"
+        self.setWindowTitle(f"{name}[*] — {APP_NAME}")
+        self.setWindowModified(self.document.is_modified)
+
+    def show_status(self, text: str) -> None:
+        self._status.setText(text)
+
+    # --- adding parts by double-click ---------------------------------------------------
+
+    def add_part(self, part_id: str) -> None:
+        """Put a part where it first fits on the current machine (the palette's double-click or Enter)."""
+        canvas = self.current_canvas()
+        if canvas is None:
+            self.show_status("Add a machine first")
+            return
+        part = self.document.catalog.get(part_id)
+        if isinstance(part, (Gpu, Nic, Drive)):
+            verdicts = slot_verdicts(self.document.plan, canvas.machine_id, part_id, self.document.catalog)
+            slot = next((v.slot for v in verdicts.values() if v.ok), None)
+            if slot is None:
+                reasons = {v.reason for v in verdicts.values() if v.reason}
+                self.show_status(f"No slot takes {part.model}" + (f": {sorted(reasons)[0]}" if reasons else ""))
+                return
+            self.document.apply(edits.place_card, machine=canvas.machine_id, slot=slot, part=part_id,
+                                catalog=self.document.catalog)
+        else:
+            canvas.configure_with(part_id)
+
+    def _delete(self) -> None:
+        canvas = self.current_canvas()
+        if canvas is not None:
+            canvas.delete_selected()
+
+    def _fit(self) -> None:
+        canvas = self.current_canvas()
+        if canvas is not None:
+            canvas.fit()
+
+    def _zoom(self, factor: float) -> None:
+        canvas = self.current_canvas()
+        if canvas is not None:
+            canvas.zoom(factor)
+
+    # --- files --------------------------------------------------------------------------
+
+    def new_plan(self) -> None:
+        if not self.maybe_save():
+            return
+        self.document.replace(Plan(name="New plan"), None)
+
+    def open_dialog(self) -> None:
+        if not self.maybe_save():
+            return
+        start = str(self.document.path.parent) if self.document.path else ""
+        name, _ = QFileDialog.getOpenFileName(self, "Open plan", start, PLAN_FILTER)
+        if name:
+            self.open_path(Path(name))
+
+    def open_path(self, path: Path) -> bool:
+        try:
+            plan = load_plan(path, self.document.catalog)
+        except InputError as exc:
+            QMessageBox.warning(self, "Cannot open plan", str(exc))
+            return False
+        self.document.replace(plan, path)
+        self._remember(path)
+        return True
+
+    def save(self) -> bool:
+        if self.document.path is None:
+            return self.save_as()
+        return self._save_to(self.document.path)
+
+    def save_as(self) -> bool:
+        start = str(self.document.path) if self.document.path else f"{self.document.plan.name}.json"
+        name, _ = QFileDialog.getSaveFileName(self, "Save plan as", start, PLAN_FILTER)
+        if not name:
+            return False
+        path = Path(name)
+        if path.suffix == "":
+            path = path.with_suffix(".json")
+        return self._save_to(path)
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            self.document.save(path)
+        except (InputError, OSError) as exc:
+            QMessageBox.critical(self, "Cannot save plan", f"{path}: {exc}")
+            return False
+        self._remember(path)
+        recovery.clear()
+        self.show_status(f"Saved {path}")
+        self._update_title()
+        return True
+
+    def maybe_save(self) -> bool:
+        """Ask to save unsaved changes; False when the user cancels."""
+        if not self.document.is_modified:
+            return True
+        answer = QMessageBox.question(
+            self,
+            APP_NAME,
+            f"Save the changes to {self.document.path.name if self.document.path else 'this plan'}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def _remember(self, path: Path) -> None:
+        recent = [p for p in self.recent_files() if p != str(path)]
+        self.settings.setValue("files/recent", [str(path), *recent][:MAX_RECENT])
+        self.settings.setValue("files/last", str(path))
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("files/recent", [])
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list):
+            return [str(v) for v in value]
+        return []
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for entry in self.recent_files():
+            action = self.recent_menu.addAction(entry)
+            action.triggered.connect(partial(self._open_recent, entry))
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    def _open_recent(self, entry: str) -> None:
+        if self.maybe_save():
+            self.open_path(Path(entry))
+
+    def write_recovery(self) -> None:
+        if self.document.is_modified:
+            recovery.write(self.document.plan, self.document.path)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.settings.setValue("window/state", self.saveState())
+        recovery.clear()
+        event.accept()
+
+
+def _make_dock(module: str, cls: str, document: PlanDocument, parent: QWidget) -> QDockWidget | None:
+    import importlib
+
+    try:
+        dock_class = getattr(importlib.import_module(module), cls)
+    except (ImportError, AttributeError):
+        return None
+    dock: QDockWidget = dock_class(document, parent)
+    return dock
+
+
+def _empty_hint() -> QWidget:
+    label = QLabel("This plan has no machines yet. Add one in the Machine dock.")
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    return label
+
+
+def open_window(catalog: Catalog, plan: Plan, path: Path | None, settings: QSettings | None = None) -> MainWindow:
+    document = PlanDocument(plan, catalog, path)
+    return MainWindow(document, settings)

@@ -1,0 +1,65 @@
+"""Helpers for driving the app's real widgets in tests: drops through the event path, isolated windows."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.planfile import load_plan
+from rackplanner.gui.app import application
+from rackplanner.gui.machine_canvas import MachineCanvas
+from rackplanner.gui.main_window import MainWindow, open_window
+
+
+def screenshot_dir(tmp_path: Path) -> Path:
+    """Where tests save screenshots: ``$RACKPLANNER_SHOTS`` or the test's temporary folder."""
+    folder = Path(os.environ.get("RACKPLANNER_SHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def make_window(tmp_path: Path, catalog: Catalog, example: Path | None) -> MainWindow:
+    """A main window on an example plan with its own settings file (nothing of the user's is touched)."""
+    application()
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    plan = load_plan(example, catalog) if example else None
+    from rackplanner.core.plan import Plan
+
+    window = open_window(catalog, plan or Plan(name="Empty"), example, settings)
+    window.resize(1366, 768)
+    return window
+
+
+def keep(qtbot: QtBot, window: MainWindow) -> None:
+    """Let pytest-qt close the window after the test without the unsaved-changes question."""
+    qtbot.addWidget(window, before_close_func=lambda w: window.document.undo_stack.setClean())
+
+
+def slot_point(canvas: MachineCanvas, slot_id: str) -> QPoint:
+    """The viewport position of a slot's centre."""
+    return canvas.mapFromScene(canvas.slot_items[slot_id].sceneBoundingRect().center())
+
+
+def drop(canvas: MachineCanvas, mime: QMimeData, point: QPoint) -> tuple[bool, bool]:
+    """Drag ``mime`` into the canvas, over ``point``, and drop it, as Qt delivers a real drag.
+
+    Returns (move accepted, drop accepted).
+    """
+    viewport = canvas.viewport()
+    actions = Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
+    buttons = Qt.MouseButton.LeftButton
+    modifiers = Qt.KeyboardModifier.NoModifier
+    enter = QDragEnterEvent(point, actions, mime, buttons, modifiers)
+    QApplication.sendEvent(viewport, enter)
+    move = QDragMoveEvent(point, actions, mime, buttons, modifiers)
+    QApplication.sendEvent(viewport, move)
+    accepted_move = move.isAccepted()
+    dropped = QDropEvent(point.toPointF(), actions, mime, buttons, modifiers)
+    QApplication.sendEvent(viewport, dropped)
+    return accepted_move, dropped.isAccepted()
