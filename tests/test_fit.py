@@ -6,10 +6,11 @@ from pathlib import Path
 
 from rackplanner.core import edits
 from rackplanner.core.catalog import Catalog, load_catalog
-from rackplanner.core.fit import Finding, check_machine, gpu_budget_w
+from rackplanner.core.fit import Finding, check_machine
 from rackplanner.core.parts import Gpu
 from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
+from rackplanner.core.power import gpu_budget_w
 from rackplanner.core.topology import derive_topology
 from tests.conftest import EXAMPLES
 
@@ -24,14 +25,17 @@ def test_teaching_example_explains_each_mistake(catalog: Catalog) -> None:
     assert found["bridge-mismatch"].severity == "error"
     assert found["bridge-mismatch"].slots == ["pciex16-g5-1", "pciex16-g5-2"]
     # Budget: 3090 at 600 W (001_1caa315e8577a206.txt) twice, 4090 at its 450 W board power,
-    # Ryzen 9 7950X 170 W, 75 W allowance = 1,895 W against a 1,600 W PSU.
-    assert found["psu-too-small"].message.startswith("The PSU gives 1,600 W but the build can draw 1,895 W")
+    # Ryzen 9 7950X 170 W, one DIMM at the 4 W allowance and the 75 W desktop allowance
+    # (core/power.py) = 1,899 W against a 1,600 W PSU.
+    assert found["psu-too-small"].message.startswith("The PSU gives 1,600 W but the build can draw 1,899 W")
     assert found["risers"].severity == "warning" and "3 GPUs" in found["risers"].message
     # 32 GB of RAM for 24 + 24 + 24 GB of VRAM.
     assert "System RAM is 32 GB, below the 72 GB of VRAM" in found["ram-below-vram"].message
     assert found["dimm-count"].message.startswith("1 DIMM on ")
-    # Sustained: 350 + 450 + 350 + 170 + 75 = 1,395 W DC / 0.90 = 1,550 W > 120 V x 15 A x 0.8.
-    assert "about 1,550 W from the wall" in found["wall-circuit"].message
+    # Sustained: 350 + 450 + 350 + 170 + 4 + 75 = 1,399 W DC on a 1,600 W Titanium PSU (87.4%
+    # load): 80 PLUS Titanium 115 V is 94% at 50% and 90% at 100%, so 91.0% and 1,537 W from
+    # the wall, over 120 V x 15 A x 0.8 = 1,440 W.
+    assert "about 1,537 W from the wall" in found["wall-circuit"].message
     assert "(1,440 W at 80%)" in found["wall-circuit"].message
     severities = [
         f.severity for f in check_machine(load_plan(EXAMPLES / "teaching-mistakes.json", catalog).machines[0], catalog)
@@ -43,7 +47,7 @@ def test_sound_home_rig_has_no_errors(catalog: Catalog) -> None:
     plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
     found = findings_of(plan, catalog)
     assert not [f for f in found.values() if f.severity == "error"]
-    # 2 x 600 + 170 + 75 = 1,445 W fits the 1,600 W PSU; sustained 2 x 350 + 245 = 945 W / 0.9 = 1,050 W.
+    # 2 x 600 + 170 + 8 + 8.6 + 75 = 1,462 W fits the 1,600 W PSU; sustained 962 W / 0.93 = 1,032 W.
     assert "psu-too-small" not in found and "wall-circuit" not in found
     assert "ram-below-vram" not in found  # 2 x 48 GB = 96 GB >= 48 GB VRAM
 

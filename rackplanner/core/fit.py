@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic, NvlinkBridge
 from rackplanner.core.plan import Machine, PlacedCard
+from rackplanner.core.power import machine_power
 from rackplanner.core.resolve import board_of, chassis_of, psus_of, server_of
 from rackplanner.core.topology import Topology
 
@@ -26,12 +27,6 @@ Severity = Literal["error", "warning", "info"]
 CONTINUOUS_FRACTION = 0.8
 WALL_CIRCUITS_V_A: tuple[tuple[float, float], ...] = ((120, 15), (230, 16))
 
-# Until power.py models efficiency curves: 80 PLUS Gold requires 90% at 50% load (115 V).
-ASSUMED_PSU_EFFICIENCY = 0.90
-
-# Board, fans, drives and USB devices a desktop build draws besides CPU and GPUs
-# (a planning allowance, stated in every finding that uses it).
-DESKTOP_OVERHEAD_W = 75.0
 
 # Connectors each PCIe 8-pin and 12V-2x6 cable feeds.
 _PCIE_8PIN = "pcie-8pin"
@@ -292,35 +287,19 @@ def _memory(machine: Machine, board: Board, catalog: Catalog, gpus: Sequence[tup
         )
 
 
-def gpu_budget_w(gpu: Gpu, power_limit_w: float | None) -> tuple[float, bool]:
-    """Watts to budget for a GPU when sizing a PSU: its transient peak, scaled by a power limit.
-
-    Returns (watts, measured): measured is False when no transient peak is known and the
-    board power is used instead.
-    """
-    peak, measured = (gpu.transient_peak_w, True) if gpu.transient_peak_w else (gpu.tdp_w, False)
-    if power_limit_w is not None:
-        peak *= power_limit_w / gpu.tdp_w
-    return peak, measured
-
-
 def _power(machine: Machine, catalog: Catalog, gpus: Sequence[tuple[PlacedCard, Gpu]], add: Add) -> None:
-    cpu = catalog.get_as(machine.cpu, Cpu) if machine.cpu else None
-    gpu_w = 0.0
-    unmeasured: list[str] = []
-    for card, gpu in gpus:
-        watts, measured = gpu_budget_w(gpu, card.power_limit_w)
-        gpu_w += watts
-        if not measured:
-            unmeasured.append(gpu.id)
-    sustained_gpu_w = sum(card.power_limit_w or gpu.tdp_w for card, gpu in gpus)
-    cpu_w = cpu.tdp_w * machine.cpu_count if cpu else 0.0
-    other_w = sum((n.tdp_w or 0.0) for c in machine.cards if (n := catalog.get_as(c.part, Nic)) is not None)
-    budget = gpu_w + cpu_w + other_w + DESKTOP_OVERHEAD_W
-    psus = psus_of(machine, catalog)
-    basis = f"GPUs {gpu_w:g} W at transient peak, CPU {cpu_w:g} W, {DESKTOP_OVERHEAD_W:g} W for board and drives"
+    power = machine_power(machine, catalog)
+    budget = power.transient_peak_w
+    gpu_w = sum(line.peak_w for line in power.lines if isinstance(catalog.get(line.part or ""), Gpu))
+    cpu_w = sum(line.total_w for line in power.lines if isinstance(catalog.get(line.part or ""), Cpu))
+    basis = (
+        f"GPUs {gpu_w:,.0f} W at transient peak, CPU {cpu_w:,.0f} W, "
+        f"{budget - gpu_w - cpu_w:,.0f} W for memory, drives, cards, board and fans"
+    )
+    unmeasured = sorted({gpu.id for _, gpu in gpus if gpu.transient_peak_w is None})
     if unmeasured:
-        basis += f"; no measured peak for {', '.join(sorted(set(unmeasured)))}, board power used"
+        basis += f"; no measured peak for {', '.join(unmeasured)}, board power used"
+    psus = psus_of(machine, catalog)
     if not psus:
         if gpus:
             add("warning", "no-psu", f"No PSU chosen; this build needs about {budget:,.0f} W ({basis}).")
@@ -359,7 +338,7 @@ def _power(machine: Machine, catalog: Catalog, gpus: Sequence[tuple[PlacedCard, 
             parts=[p.id for p, _ in psus],
         )
     # Breakers and circuits care about sustained load, not millisecond spikes.
-    wall_w = (sustained_gpu_w + cpu_w + other_w + DESKTOP_OVERHEAD_W) / ASSUMED_PSU_EFFICIENCY
+    wall_w = power.wall_max_w
     for volts, amps in WALL_CIRCUITS_V_A:
         limit = volts * amps * CONTINUOUS_FRACTION
         if wall_w > limit:

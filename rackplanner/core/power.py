@@ -286,6 +286,18 @@ class _Add(Protocol):
     ) -> None: ...
 
 
+def gpu_budget_w(gpu: Gpu, power_limit_w: float | None) -> tuple[float, bool]:
+    """Watts to budget for a GPU when sizing a PSU: its transient peak, scaled by a power limit.
+
+    Returns (watts, measured): measured is False when no transient peak is known and the
+    board power is used instead.
+    """
+    peak, measured = (gpu.transient_peak_w, True) if gpu.transient_peak_w else (gpu.tdp_w, False)
+    if power_limit_w is not None:
+        peak *= power_limit_w / gpu.tdp_w
+    return peak, measured
+
+
 def _cards(machine: Machine, catalog: Catalog, add: _Add) -> None:
     gpu_counts: Counter[tuple[str, float | None]] = Counter()
     for card in machine.cards:
@@ -309,9 +321,7 @@ def _cards(machine: Machine, catalog: Catalog, add: _Add) -> None:
         gpu = catalog.get_as(gpu_id, Gpu)
         assert gpu is not None
         watts = limit_w if limit_w is not None else gpu.tdp_w
-        peak = gpu.transient_peak_w or gpu.tdp_w
-        if limit_w is not None:
-            peak *= limit_w / gpu.tdp_w
+        peak, _ = gpu_budget_w(gpu, limit_w)
         label = gpu.model if limit_w is None else f"{gpu.model} (limited to {limit_w:g} W)"
         note = None
         if gpu.transient_peak_w is None:
