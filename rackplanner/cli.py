@@ -11,17 +11,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rackplanner.core.catalog import Catalog, load_catalog
+from rackplanner.core.catalog import Catalog, load_catalog, user_catalog_dir
 from rackplanner.core.errors import InputError
 from rackplanner.core.figures import key_figures
 from rackplanner.core.fit import check_machine
+from rackplanner.core.netbox import add_to_catalog, import_device_type
 from rackplanner.core.parts import PART_KINDS
 from rackplanner.core.planfile import load_plan
+from rackplanner.core.power_text import format_power, plan_fabrics, rack_report
 from rackplanner.core.summary import format_summary, summarize
 from rackplanner.core.topology import derive_topology, format_topology
 
 EXIT_BAD_INPUT = 2
-COMMANDS = ("open", "check", "catalog", "topo", "estimate", "capacity")
+COMMANDS = ("open", "check", "catalog", "topo", "power", "import-netbox", "estimate", "capacity")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +63,31 @@ def build_parser() -> argparse.ArgumentParser:
     topo.add_argument("plan", type=Path)
     topo.add_argument("--machine", metavar="NAME", help="machine id or name (default: every machine)")
     topo.add_argument("--json", action="store_true", help="machine-readable output")
+
+    power = sub.add_parser(
+        "power",
+        parents=[common],
+        help="per rack and PDU: each line's and breaker's load against its derated limit, normal and failover",
+    )
+    power.add_argument("plan", type=Path)
+    power.add_argument("--rack", metavar="ID", help="only this rack (id or name)")
+    power.add_argument("--json", action="store_true", help="machine-readable output")
+
+    netbox = sub.add_parser(
+        "import-netbox",
+        parents=[common],
+        help="add NetBox community device types (YAML) to your catalog as rack devices, switches or PDUs",
+    )
+    netbox.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    netbox.add_argument("--to", type=Path, metavar="DIR", help="catalog folder to add them to (default: yours)")
+    netbox.add_argument("--as", dest="as_kind", choices=("rack-device", "switch", "pdu"), help="import as this kind")
+    netbox.add_argument("--voltage", type=float, metavar="V", help="a PDU's input voltage, when its plug does not say")
+    netbox.add_argument("--current", type=float, metavar="A", help="a PDU's input current, when its plug does not say")
+    netbox.add_argument(
+        "--wiring", choices=("single", "wye", "delta"), help="a PDU's wiring, when its plug does not say"
+    )
+    netbox.add_argument("--dry-run", action="store_true", help="check and print, write nothing")
+    netbox.add_argument("--json", action="store_true", help="machine-readable output")
 
     estimate = sub.add_parser(
         "estimate",
@@ -110,6 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args.plan, catalog, as_json=args.json)
         if args.command == "topo":
             return _topo(args.plan, catalog, args.machine, as_json=args.json)
+        if args.command == "power":
+            return _power(args.plan, catalog, args.rack, as_json=args.json)
+        if args.command == "import-netbox":
+            return _import_netbox(args)
         if args.command == "estimate":
             return _estimate(args, catalog)
         if args.command == "capacity":
@@ -128,9 +159,11 @@ def _check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
     plan = load_plan(path, catalog)
     summary = summarize(plan, catalog)
     findings = [f for m in plan.machines for f in check_machine(m, catalog, derive_topology(m, catalog))]
+    rack_findings = [f for r in plan.racks for f in rack_report(plan, r.id, catalog).findings]
     if as_json:
         data = {"file": str(path), "valid": True, **summary.model_dump()}
         data["findings"] = [f.model_dump() for f in findings]
+        data["rack_findings"] = [f.model_dump() for f in rack_findings]
         print(json.dumps(data, indent=2))
     else:
         print(f"{path}: valid")
@@ -139,6 +172,10 @@ def _check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
             print("Findings:")
             for finding in findings:
                 print(f"  {finding.severity:<7} [{finding.machine}] {finding.message}")
+        if rack_findings:
+            print("Rack findings:")
+            for rack_finding in rack_findings:
+                print(f"  {rack_finding.severity:<7} [{rack_finding.rack}] {rack_finding.message}")
     return 0
 
 
@@ -153,6 +190,50 @@ def _topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: bo
         print(json.dumps([t.model_dump(mode="json") for t in topologies], indent=2))
     else:
         print("\n".join(format_topology(t) for t in topologies), end="")
+    return 0
+
+
+def _power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool) -> int:
+    plan = load_plan(path, catalog)
+    racks = [r for r in plan.racks if rack_name is None or rack_name in (r.id, r.name)]
+    if rack_name is not None and not racks:
+        known = ", ".join(r.id for r in plan.racks) or "none"
+        raise InputError(f"{path}: no rack {rack_name!r} (racks: {known})")
+    reports = [rack_report(plan, r.id, catalog) for r in racks]
+    fabrics = plan_fabrics(plan, catalog)
+    if as_json:
+        data = {
+            "file": str(path),
+            "racks": [r.model_dump(mode="json") for r in reports],
+            "fabrics": [f.model_dump(mode="json") for f in fabrics],
+        }
+        print(json.dumps(data, indent=2))
+    else:
+        print(format_power(plan, catalog, reports, fabrics), end="")
+    return 0
+
+
+def _import_netbox(args: argparse.Namespace) -> int:
+    results = [
+        import_device_type(
+            f, as_kind=args.as_kind, voltage_v=args.voltage, current_a=args.current, wiring=args.wiring
+        )
+        for f in args.files
+    ]
+    folder = args.to or user_catalog_dir()
+    written = [] if args.dry_run else add_to_catalog(results, folder)
+    if args.json:
+        data = {"imported": [r.model_dump() for r in results], "written": [str(p) for p in written]}
+        print(json.dumps(data, indent=2))
+        return 0
+    for result in results:
+        print(f"{result.path}: {result.kind} {result.part['id']} ({result.part['vendor']} {result.part['model']})")
+        for warning in result.warnings:
+            print(f"  warning: {warning}")
+    for path in written:
+        print(f"wrote {path}")
+    if args.dry_run:
+        print("dry run: nothing written")
     return 0
 
 
@@ -198,13 +279,6 @@ def _catalog(catalog: Catalog, kind: str | None, search: str | None, *, as_json:
 
 
 def _open_app(path: Path | None, catalog: Catalog) -> int:
-    try:
-        from rackplanner.gui.app import run_app  # type: ignore[import-not-found]
-    except ImportError:
-        print(
-            "rackplanner: the desktop app is not part of this version yet; use "
-            "'rackplanner check PLAN' or 'rackplanner catalog [KIND]'",
-            file=sys.stderr,
-        )
-        return 1
+    from rackplanner.gui.app import run_app
+
     return run_app(path, catalog)
