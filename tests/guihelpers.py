@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from rackplanner.core.catalog import Catalog
@@ -41,23 +41,28 @@ def keep(qtbot: QtBot, window: MainWindow) -> None:
     qtbot.addWidget(window, before_close_func=lambda w: window.document.undo_stack.setClean())
 
 
+def board_point(canvas: MachineCanvas) -> QPoint:
+    """A point on the board away from every slot (its title corner)."""
+    return canvas.mapFromScene(canvas.board_rect.topLeft() + QPointF(6, 4))
+
+
 def slot_point(canvas: MachineCanvas, slot_id: str) -> QPoint:
     """The viewport position of a slot's centre."""
     return canvas.mapFromScene(canvas.slot_items[slot_id].sceneBoundingRect().center())
 
 
-def drop(canvas: MachineCanvas, mime: QMimeData, point: QPoint) -> tuple[bool, bool]:
-    """Drag ``mime`` into the canvas, over ``point``, and drop it, as Qt delivers a real drag.
+def drop(widget: QWidget, mime: QMimeData, point: QPoint) -> tuple[bool, bool]:
+    """Drag ``mime`` into a widget (a view's viewport), over ``point``, and drop it, as Qt delivers a real drag.
 
     Returns (move accepted, drop accepted).
     """
-    viewport = canvas.viewport()
+    viewport = widget.viewport() if isinstance(widget, QAbstractScrollArea) else widget
     actions = Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
     buttons = Qt.MouseButton.LeftButton
     modifiers = Qt.KeyboardModifier.NoModifier
-    enter = QDragEnterEvent(point, actions, mime, buttons, modifiers)
+    enter = QDragEnterEvent(point.toPointF(), actions, mime, buttons, modifiers)
     QApplication.sendEvent(viewport, enter)
-    move = QDragMoveEvent(point, actions, mime, buttons, modifiers)
+    move = QDragMoveEvent(point.toPointF(), actions, mime, buttons, modifiers)
     QApplication.sendEvent(viewport, move)
     accepted_move = move.isAccepted()
     dropped = QDropEvent(point.toPointF(), actions, mime, buttons, modifiers)

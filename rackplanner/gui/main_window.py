@@ -7,7 +7,7 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -23,13 +23,14 @@ from rackplanner.core import edits
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.edits import Change
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import Drive, Gpu, Nic
+from rackplanner.core.parts import Board, Drive, Gpu, Nic, Server
 from rackplanner.core.placement import slot_verdicts
 from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
 from rackplanner.gui import recovery
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.machine_canvas import MachineCanvas
+from rackplanner.gui.mime import part_from_mime
 
 APP_NAME = "rackplanner"
 PLAN_FILTER = "rackplanner plans (*.json);;All files (*)"
@@ -178,12 +179,16 @@ class MainWindow(QMainWindow):
     def _rebuild_tabs(self) -> None:
         plan = self.document.plan
         wanted = [m.id for m in plan.machines]
-        if list(self.canvases) == wanted:
+        if list(self.canvases) == wanted and self.tabs.count() == max(1, len(wanted)):
             for machine in plan.machines:
                 index = wanted.index(machine.id)
                 self.tabs.setTabText(index, machine.name)
             return
         self.tabs.blockSignals(True)
+        for index in range(self.tabs.count()):
+            page = self.tabs.widget(index)
+            if page is not None and not isinstance(page, MachineCanvas):
+                page.deleteLater()
         self.tabs.clear()
         old = self.canvases
         self.canvases = {}
@@ -195,7 +200,7 @@ class MainWindow(QMainWindow):
         for canvas in old.values():
             canvas.deleteLater()
         if not plan.machines:
-            self.tabs.addTab(_empty_hint(), "No machines")
+            self.tabs.addTab(EmptyPlanTarget(self.document), "No machines")
         self.tabs.blockSignals(False)
         self._show_machine(self.document.current_machine)
 
@@ -385,10 +390,39 @@ def _make_dock(module: str, cls: str, document: PlanDocument, parent: QWidget) -
     return dock
 
 
-def _empty_hint() -> QWidget:
-    label = QLabel("This plan has no machines yet. Add one in the Machine dock.")
-    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    return label
+class EmptyPlanTarget(QLabel):
+    """Shown when the plan has no machines: a board or server dropped here starts one."""
+
+    def __init__(self, document: PlanDocument) -> None:
+        super().__init__("This plan has no machines yet.\nDrag a board or a server from the catalog here to start one.")
+        self.document = document
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setAcceptDrops(True)
+        self.setStyleSheet("QLabel { color: #555; font-size: 14px; }")
+
+    def _part(self, event: QDropEvent | QDragEnterEvent) -> Board | Server | None:
+        part_id = part_from_mime(event.mimeData())
+        part = self.document.catalog.get(part_id) if part_id else None
+        return part if isinstance(part, (Board, Server)) else None
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        event.setAccepted(self._part(event) is not None)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        event.setAccepted(self._part(event) is not None)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        part = self._part(event)
+        if part is None:
+            event.ignore()
+            return
+        kind = "server" if isinstance(part, Server) else "board"
+        result = self.document.apply(
+            edits.add_machine, name=part.model, catalog=self.document.catalog, **{kind: part.id}
+        )
+        if result is not None and result.machines:
+            self.document.set_current_machine(next(iter(result.machines)))
+        event.setAccepted(result is not None)
 
 
 def open_window(catalog: Catalog, plan: Plan, path: Path | None, settings: QSettings | None = None) -> MainWindow:
