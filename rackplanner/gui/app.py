@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QSettings, Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog
@@ -31,6 +31,9 @@ def application(argv: list[str] | None = None) -> QApplication:
     QCoreApplication.setOrganizationName(APP_NAME)
     QCoreApplication.setApplicationName(APP_NAME)
     app.setStyle("Fusion")
+    icon = RESOURCES / "icons" / "rackplanner.svg"
+    if icon.exists():
+        app.setWindowIcon(QIcon(str(icon)))
     style = RESOURCES / "style.qss"
     if style.exists():
         app.setStyleSheet(style.read_text(encoding="utf-8"))

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QStyle,
     QTabWidget,
     QUndoView,
     QWidget,
@@ -129,8 +130,19 @@ class MainWindow(QMainWindow):
         for action in (self.fit_action, self.zoom_in_action, self.zoom_out_action):
             self.view_menu.addAction(action)
         self.view_menu.addSeparator()
+        style = self.style()
+        for action, icon in (
+            (self.new_action, QStyle.StandardPixmap.SP_FileIcon),
+            (self.open_action, QStyle.StandardPixmap.SP_DialogOpenButton),
+            (self.save_action, QStyle.StandardPixmap.SP_DialogSaveButton),
+            (self.undo_action, QStyle.StandardPixmap.SP_ArrowBack),
+            (self.redo_action, QStyle.StandardPixmap.SP_ArrowForward),
+            (self.fit_action, QStyle.StandardPixmap.SP_TitleBarMaxButton),
+        ):
+            action.setIcon(style.standardIcon(icon))
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for action in (self.new_action, self.open_action, self.save_action):
             toolbar.addAction(action)
         toolbar.addSeparator()
@@ -170,6 +182,12 @@ class MainWindow(QMainWindow):
         if "SummaryDock" in self.docks and "FindingsDock" in self.docks:
             self.tabifyDockWidget(self.docks["SummaryDock"], self.docks["FindingsDock"])
             self.docks["FindingsDock"].raise_()
+        # A first layout for 1366x768 and up: the diagram gets the height, lists the rest.
+        right_docks = [self.docks[n] for n in ("BlockDiagramDock", "FindingsDock") if n in self.docks]
+        if len(right_docks) == 2:
+            self.resizeDocks(right_docks, [470, 250], Qt.Orientation.Vertical)
+        sides = [self.docks[n] for n in ("PaletteDock", "BlockDiagramDock") if n in self.docks]
+        self.resizeDocks(sides, [300, 430][: len(sides)], Qt.Orientation.Horizontal)
         palette = self.docks.get("PaletteDock")
         if palette is not None and hasattr(palette, "part_activated"):
             palette.part_activated.connect(self.add_part)
