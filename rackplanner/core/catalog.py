@@ -20,6 +20,10 @@ from rackplanner.core.parts import PART_KINDS, Part
 
 P = TypeVar("P", bound=Part)
 
+# libyaml's safe loader parses the catalog about six times faster than the pure-Python one
+# (start-up time); both refuse tags that would construct Python objects.
+_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 BUILTIN_CATALOG_DIR = Path(__file__).resolve().parent.parent.parent / "catalog"
 
 
@@ -89,7 +93,7 @@ def load_catalog_file(path: Path, kind: str) -> list[tuple[int, Part]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise CatalogError(f"{path}: cannot read the file ({exc})") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
         raise CatalogError(f"{path}: not valid YAML ({_first_line(str(exc))})") from None
     if data is None:
