@@ -112,6 +112,10 @@ def test_gpu_row_mime_carries_the_part_id(dock: PaletteDock) -> None:
     assert data.hasFormat(PART_MIME)
     assert part_from_mime(data) == "rtx-3090"
     assert data.text() == "rtx-3090"
+    # The view drags through the filter model, which hands the same payload on.
+    through_view = dock.proxy.mimeData([dock.proxy_index_of("rtx-3090")])
+    assert part_from_mime(through_view) == "rtx-3090"
+    assert dock.proxy.supportedDragActions() & Qt.DropAction.CopyAction
     # Group rows are not draggable.
     group = dock.proxy.mapToSource(_groups(dock)["gpu"])
     assert not dock.model.flags(group) & Qt.ItemFlag.ItemIsDragEnabled
