@@ -280,3 +280,59 @@ def test_plan_details(empty: Plan) -> None:
     assert (result.plan.name, result.plan.notes) == ("Cage 12", "Quote from 2026-11")
     with pytest.raises(EditRefused):
         edits.set_plan_notes(empty, name="  ")
+
+
+def test_first_rack_creates_row_1(empty: Plan, catalog: Catalog) -> None:
+    snapshot = plan_to_json(empty)
+    result = edits.add_rack(empty, name="Rack A", part="apc-ar3300", catalog=catalog)
+    unchanged(empty, snapshot)
+    assert [(r.id, r.name) for r in result.plan.rows] == [("row-1", "Row 1")]
+    assert rack_of(result.plan, "rack-a").row == "row-1"
+    # Loads back as a valid plan: the rack's row exists.
+    assert Plan.model_validate_json(plan_to_json(result.plan)) == result.plan
+    # Later racks go to the plan's first row; no second default row appears.
+    with_row = edits.add_row(result.plan, name="Hall B").plan
+    again = edits.add_rack(with_row, name="Rack B", part="apc-ar3300", catalog=catalog).plan
+    assert [r.id for r in again.rows] == ["row-1", "hall-b"]
+    assert rack_of(again, "rack-b").row == "row-1"
+
+
+def test_add_rack_to_a_named_row(empty: Plan, catalog: Catalog) -> None:
+    plan = edits.add_row(empty, name="Cage 4 / Row 2").plan
+    assert [(r.id, r.name) for r in plan.rows] == [("cage-4-row-2", "Cage 4 / Row 2")]
+    placed = edits.add_rack(plan, name="R1", part="apc-ar3300", row="cage-4-row-2", catalog=catalog).plan
+    assert rack_of(placed, "r1").row == "cage-4-row-2"
+    with pytest.raises(EditRefused, match="no row 'row-9' in the plan"):
+        edits.add_rack(plan, name="R2", part="apc-ar3300", row="row-9", catalog=catalog)
+
+
+def test_add_rename_remove_row(colo: Plan) -> None:
+    snapshot = plan_to_json(colo)
+    added = edits.add_row(colo, name="Row 1")
+    unchanged(colo, snapshot)
+    # colo already has row-1 (made by its first rack), so the new one gets the next free id.
+    assert [r.id for r in added.plan.rows] == ["row-1", "row-1-2"]
+    assert added.changes == {Change.RACK_LAYOUT, Change.NETWORK}
+    assert added.label == "Add row Row 1"
+    with pytest.raises(EditRefused, match="a row with id 'row-1' already exists"):
+        edits.add_row(colo, name="Again", row_id="row-1")
+    with pytest.raises(EditRefused, match="a row name cannot be empty"):
+        edits.add_row(colo, name="  ")
+
+    renamed = edits.rename_row(added.plan, row="row-1", name="Hall A, row 1")
+    assert renamed.plan.row("row-1") is not None
+    assert [r.name for r in renamed.plan.rows] == ["Hall A, row 1", "Row 1"]
+    assert renamed.label == "Rename Row 1 to Hall A, row 1"
+    with pytest.raises(EditRefused, match="no row 'row-7'"):
+        edits.rename_row(colo, row="row-7", name="x")
+    with pytest.raises(EditRefused, match="a row name cannot be empty"):
+        edits.rename_row(colo, row="row-1", name="")
+
+    removed = edits.remove_row(added.plan, row="row-1-2")
+    assert [r.id for r in removed.plan.rows] == ["row-1"]
+    # Row 1 holds Rack A and Rack B: refused, and nothing changed.
+    with pytest.raises(EditRefused, match=r"Row 1 still holds 2 rack\(s\): Rack A, Rack B"):
+        edits.remove_row(colo, row="row-1")
+    unchanged(colo, snapshot)
+    emptied = edits.remove_rack(edits.remove_rack(colo, rack="rack-a").plan, rack="rack-b").plan
+    assert edits.remove_row(emptied, row="row-1").plan.rows == []

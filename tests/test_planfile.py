@@ -142,24 +142,28 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_migration_mechanism(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """An older file is migrated step by step on load; here a pretend v1->v2 step renames a key."""
-    monkeypatch.setattr(planfile, "SCHEMA_VERSION", 2)
+    """An older file is migrated step by step on load; here a pretend v2->v3 step renames a key."""
+    monkeypatch.setattr(planfile, "SCHEMA_VERSION", 3)
 
-    def v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    def v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
         data["name"] = data.pop("title")
         return data
 
-    monkeypatch.setitem(planfile.MIGRATIONS, 1, v1_to_v2)
+    monkeypatch.setitem(planfile.MIGRATIONS, 2, v2_to_v3)
     path = _write(tmp_path, {"schema_version": 1, "title": "Old plan"})
     plan = load_plan(path)
     assert plan.name == "Old plan"
-    assert plan.schema_version == 2
+    assert plan.schema_version == 3
 
 
-def test_missing_migration_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(planfile, "SCHEMA_VERSION", 3)
-    with pytest.raises(PlanFileError, match="no migration from version 1"):
+def test_missing_migration_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(planfile, "SCHEMA_VERSION", 4)
+    with pytest.raises(PlanFileError, match="no migration from version 2"):
         planfile.migrate({"schema_version": 1}, 1)
+    path = _write(tmp_path, {"schema_version": 2, "name": "x"})
+    with pytest.raises(PlanFileError) as err:
+        load_plan(path)
+    assert str(err.value) == f"{path}: schema_version: no migration from version 2"
 
 
 def test_save_keeps_previous_as_bak(example_paths: list[Path], catalog: Catalog, tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ from rackplanner.core.plan import (
     PlacedCard,
     Plan,
     Rack,
+    Row,
 )
 from rackplanner.core.resolve import board_of
 
@@ -359,19 +360,76 @@ def remove_bridge(plan: Plan, *, machine: str, slot: str) -> EditResult:
 # --- racks -----------------------------------------------------------------------------
 
 
+# The row a rack goes to when the plan has none yet.
+DEFAULT_ROW_ID = "row-1"
+DEFAULT_ROW_NAME = "Row 1"
+
+
 def add_rack(
-    plan: Plan, *, name: str, part: str, catalog: Catalog, row: str = "row-1", rack_id: str | None = None
+    plan: Plan, *, name: str, part: str, catalog: Catalog, row: str | None = None, rack_id: str | None = None
 ) -> EditResult:
+    """Add an empty rack to a row (by default the plan's first row, created as "Row 1" if there is none)."""
     _need(catalog, part, (RackPart,), "rack")
     new_id = rack_id or _free_id(_slug(name), {r.id for r in plan.racks})
     if plan.rack(new_id) is not None:
         raise EditRefused(f"a rack with id {new_id!r} already exists")
+    rows = list(plan.rows)
+    if row is None:
+        if not rows:
+            rows.append(Row(id=DEFAULT_ROW_ID, name=DEFAULT_ROW_NAME))
+        row = rows[0].id
+    elif plan.row(row) is None:
+        raise EditRefused(f"no row {row!r} in the plan")
     rack = _build(Rack, id=new_id, name=name, part=part, row=row)
     return EditResult(
-        plan.model_copy(update={"racks": [*plan.racks, rack]}),
+        plan.model_copy(update={"rows": rows, "racks": [*plan.racks, rack]}),
         _RACK | {Change.BOM},
         f"Add rack {name}",
         racks=frozenset({new_id}),
+    )
+
+
+def add_row(plan: Plan, *, name: str, row_id: str | None = None) -> EditResult:
+    """Add an empty row of racks."""
+    if not name.strip():
+        raise EditRefused("a row name cannot be empty")
+    new_id = row_id or _free_id(_slug(name), {r.id for r in plan.rows})
+    if plan.row(new_id) is not None:
+        raise EditRefused(f"a row with id {new_id!r} already exists")
+    row = _build(Row, id=new_id, name=name)
+    return EditResult(
+        plan.model_copy(update={"rows": [*plan.rows, row]}),
+        frozenset({Change.RACK_LAYOUT, Change.NETWORK}),
+        f"Add row {name}",
+    )
+
+
+def rename_row(plan: Plan, *, row: str, name: str) -> EditResult:
+    old = plan.row(row)
+    if old is None:
+        raise EditRefused(f"no row {row!r} in the plan")
+    if not name.strip():
+        raise EditRefused("a row name cannot be empty")
+    rows = [old.model_copy(update={"name": name}) if r.id == row else r for r in plan.rows]
+    return EditResult(
+        plan.model_copy(update={"rows": rows}),
+        frozenset({Change.RACK_LAYOUT, Change.NETWORK}),
+        f"Rename {old.name} to {name}",
+    )
+
+
+def remove_row(plan: Plan, *, row: str) -> EditResult:
+    """Remove an empty row; a row that still holds racks is refused (move or remove them first)."""
+    old = plan.row(row)
+    if old is None:
+        raise EditRefused(f"no row {row!r} in the plan")
+    held = [r.name for r in plan.racks if r.row == row]
+    if held:
+        raise EditRefused(f"{old.name} still holds {len(held)} rack(s): {', '.join(held)}")
+    return EditResult(
+        plan.model_copy(update={"rows": [r for r in plan.rows if r.id != row]}),
+        frozenset({Change.RACK_LAYOUT, Change.NETWORK}),
+        f"Remove row {old.name}",
     )
 
 

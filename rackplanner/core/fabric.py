@@ -151,7 +151,8 @@ def device_demands(device: MountedDevice, plan: Plan, catalog: Catalog) -> list[
             nic = catalog.get_as(card.part, Nic)
             if nic is None:
                 continue
-            network: Network = "in-band" if nic.protocol == "ethernet" else "compute"
+            # A card's own role wins; otherwise Ethernet NICs are taken as in-band, the rest as compute.
+            network: Network = card.network or ("in-band" if nic.protocol == "ethernet" else "compute")
             need(network, nic.ports, nic.port_speed_gbps, nic.connector, nic.model)
         server = server_of(machine, catalog)
         if server is not None and server.bmc:
@@ -275,6 +276,7 @@ class RowFabric(BaseModel):
     """The compute fabric for a row of racks, sized as leaf/spine on the row's leaf switch model."""
 
     row: str
+    row_name: str = ""
     racks: list[str]
     endpoints: int
     speed_gbps: float | None
@@ -286,8 +288,10 @@ class RowFabric(BaseModel):
 
 
 def row_fabric(plan: Plan, row: str, catalog: Catalog) -> RowFabric:
-    """Size the compute fabric of one row from its devices' compute ports and its InfiniBand switches."""
+    """Size the compute fabric of one row (by row id) from its devices' compute ports and InfiniBand switches."""
     racks = [r for r in plan.racks if r.row == row]
+    found_row = plan.row(row)
+    row_name = found_row.name if found_row is not None else row
     endpoints = 0
     speeds: Counter[float] = Counter()
     switches: list[NetworkSwitch] = []
@@ -305,6 +309,7 @@ def row_fabric(plan: Plan, row: str, catalog: Catalog) -> RowFabric:
         notes.append("no InfiniBand switch in this row to size the fabric with")
         return RowFabric(
             row=row,
+            row_name=row_name,
             racks=[r.id for r in racks],
             endpoints=endpoints,
             speed_gbps=None,
@@ -331,6 +336,7 @@ def row_fabric(plan: Plan, row: str, catalog: Catalog) -> RowFabric:
         )
     return RowFabric(
         row=row,
+        row_name=row_name,
         racks=[r.id for r in racks],
         endpoints=endpoints,
         speed_gbps=speed,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from rackplanner.core.plan import Feed, Machine, MountedDevice, PartCount, PlacedCard, Plan, Rack
+from rackplanner.core.plan import Feed, Machine, MountedDevice, PartCount, PlacedCard, Plan, Rack, Row
 
 # A row of 8-GPU servers as colo users build them: SYS-4028GR-TRT2 (4U) with eight PCIe
 # GPUs and an HDR NIC, two Xeons and twelve RDIMMs; two 3-phase PDUs on A and B feeds, an
@@ -21,6 +21,7 @@ LEAF = "mellanox-qm8700"
 MANAGEMENT = "nvidia-sn2201"
 SERVERS_PER_RACK = 8
 SERVER_HEIGHT_U = 4
+ROW = Row(id="row-1", name="Row 1")
 
 
 def generate_row(racks: int, *, seed: int = 0, servers_per_rack: int = SERVERS_PER_RACK) -> Plan:
@@ -63,10 +64,11 @@ def generate_row(racks: int, *, seed: int = 0, servers_per_rack: int = SERVERS_P
         devices.append(MountedDevice(id="mgmt", name="Management switch", part=MANAGEMENT, position_u=41))
         devices.append(MountedDevice(id="pdu-a", name="PDU A", part=PDU, side="left", face="rear", feed="feed-a"))
         devices.append(MountedDevice(id="pdu-b", name="PDU B", part=PDU, side="right", face="rear", feed="feed-b"))
-        rack_list.append(Rack(id=f"rack-{r:02d}", name=f"Rack {r}", part=RACK, devices=devices))
+        rack_list.append(Rack(id=f"rack-{r:02d}", name=f"Rack {r}", part=RACK, row=ROW.id, devices=devices))
     return Plan(
         name=f"Generated row of {racks} racks (seed {seed})",
         machines=machines,
+        rows=[ROW],
         racks=rack_list,
         feeds=feeds,
     )

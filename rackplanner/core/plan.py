@@ -6,6 +6,7 @@ new plan. Derived figures (loads, paths, speeds) are never stored here.
 
 from __future__ import annotations
 
+import re
 from typing import Literal, NewType
 
 from pydantic import Field, model_validator
@@ -17,7 +18,11 @@ RackId = NewType("RackId", str)
 DeviceId = NewType("DeviceId", str)
 FeedId = NewType("FeedId", str)
 
-SCHEMA_VERSION = 1
+RowId = NewType("RowId", str)
+
+# Version 2: rows of racks are entries of ``Plan.rows`` (a rack names its row by id) and a
+# card may carry its ``network`` role.
+SCHEMA_VERSION = 2
 
 
 class PlacedCard(Frozen):
@@ -26,6 +31,8 @@ class PlacedCard(Frozen):
     slot: KebabId
     part: KebabId
     power_limit_w: float | None = Field(default=None, gt=0)
+    # Which network a NIC's ports serve; None lets the fabric infer it from the NIC's protocol.
+    network: Literal["compute", "storage", "in-band"] | None = None
 
 
 class BridgeLink(Frozen):
@@ -108,11 +115,18 @@ class MountedDevice(Frozen):
         return self
 
 
+class Row(Frozen):
+    """A row of racks in the room; racks name it by ``id``, people see its ``name``."""
+
+    id: KebabId
+    name: str = Field(min_length=1)
+
+
 class Rack(Frozen):
     id: KebabId
     name: str = Field(min_length=1)
     part: KebabId
-    row: str = "row-1"
+    row: KebabId = "row-1"
     devices: list[MountedDevice] = Field(default_factory=list)
 
     def device(self, device_id: str) -> MountedDevice | None:
@@ -145,6 +159,7 @@ class Plan(Frozen):
     name: str = Field(min_length=1)
     notes: str = ""
     machines: list[Machine] = Field(default_factory=list)
+    rows: list[Row] = Field(default_factory=list)
     racks: list[Rack] = Field(default_factory=list)
     feeds: list[Feed] = Field(default_factory=list)
     price_overrides_usd: dict[KebabId, float] = Field(default_factory=dict)
@@ -153,7 +168,12 @@ class Plan(Frozen):
     @model_validator(mode="after")
     def _ids_unique_and_resolved(self) -> Plan:
         _unique("machine", [m.id for m in self.machines])
+        _unique("row", [r.id for r in self.rows])
         _unique("rack", [r.id for r in self.racks])
+        row_ids = {r.id for r in self.rows}
+        for rack in self.racks:
+            if rack.row not in row_ids:
+                raise ValueError(f"rack {rack.id}: row {rack.row!r} is not in the plan's rows")
         _unique("feed", [f.id for f in self.feeds])
         machine_ids = {m.id for m in self.machines}
         feed_ids = {f.id for f in self.feeds}
@@ -185,6 +205,9 @@ class Plan(Frozen):
     def rack(self, rack_id: str) -> Rack | None:
         return next((r for r in self.racks if r.id == rack_id), None)
 
+    def row(self, row_id: str) -> Row | None:
+        return next((r for r in self.rows if r.id == row_id), None)
+
 
 # Machines by id for the last few machine lists seen. Plans are never changed in place, so
 # a list object stands for its content; holding it keeps its id from being reused.
@@ -200,6 +223,17 @@ def _machine_index(machines: list[Machine]) -> dict[str, Machine]:
     _INDEXES.insert(0, (machines, index))
     del _INDEXES[_INDEXES_KEPT:]
     return index
+
+
+def slug_id(text: str, taken: set[str], fallback: str = "item") -> str:
+    """A lowercase kebab id made from ``text``, with ``-2``, ``-3``... added if ``taken`` has it."""
+    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or fallback
+    if base not in taken:
+        return base
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
 
 
 def _unique(what: str, ids: list[str]) -> None:

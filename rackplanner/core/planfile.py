@@ -36,12 +36,44 @@ from rackplanner.core.parts import (
     Server,
 )
 from rackplanner.core.parts import Rack as RackPart
-from rackplanner.core.plan import SCHEMA_VERSION, Plan
+from rackplanner.core.plan import SCHEMA_VERSION, Plan, slug_id
 from rackplanner.core.resolve import board_of
 
 # MIGRATIONS[n] turns a version-n document (a dict) into a version n+1 document.
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
-MIGRATIONS: dict[int, Migration] = {}
+
+# Version 1 gave racks a free-text row and defaulted it to this.
+V1_DEFAULT_ROW = "row-1"
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Rows become entries of ``rows``: one per distinct row text, in order; racks name them by id.
+
+    Anything that is not shaped like a version 1 plan is left as it is for validation to report.
+    """
+    racks = data.get("racks")
+    if not isinstance(racks, list) or "rows" in data:
+        return data
+    rows: list[dict[str, str]] = []
+    ids: dict[str, str] = {}
+    new_racks: list[Any] = []
+    for rack in racks:
+        if not isinstance(rack, dict):
+            new_racks.append(rack)
+            continue
+        text = rack.get("row", V1_DEFAULT_ROW)
+        if not isinstance(text, str):
+            new_racks.append(rack)
+            continue
+        if text not in ids:
+            row_id = slug_id(text, set(ids.values()), fallback="row")
+            ids[text] = row_id
+            rows.append({"id": row_id, "name": text if text.strip() else row_id})
+        new_racks.append({**rack, "row": ids[text]})
+    return {**data, "rows": rows, "racks": new_racks}
+
+
+MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2}
 
 # Longest plan file we read: far above any real plan, low enough to refuse junk quickly.
 MAX_PLAN_BYTES = 64 * 1024 * 1024
@@ -69,7 +101,10 @@ def plan_from_data(data: object, *, origin: str = "plan") -> Plan:
             f"{origin}: schema_version: the file is version {version}, this rackplanner reads "
             f"up to version {SCHEMA_VERSION}; open it with a newer rackplanner"
         )
-    data = migrate(data, version)
+    try:
+        data = migrate(data, version)
+    except PlanFileError as exc:
+        raise PlanFileError(f"{origin}: {exc}") from None
     try:
         return Plan.model_validate(data)
     except ValidationError as exc:

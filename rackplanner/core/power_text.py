@@ -52,7 +52,8 @@ def format_power(plan: Plan, catalog: Catalog, reports: list[RackReport], fabric
         if fabric.size is None:
             continue
         size = fabric.size
-        out.append(f"Compute fabric, {fabric.row}: {fabric.endpoints} ports at {fabric.speed_gbps or 0:g} Gb/s")
+        row = fabric.row_name or fabric.row
+        out.append(f"Compute fabric, {row}: {fabric.endpoints} ports at {fabric.speed_gbps or 0:g} Gb/s")
         if size.spines:
             out.append(
                 f"  non-blocking leaf/spine: {size.leaves} leaves and {size.spines} spines "
@@ -179,6 +180,6 @@ def _pdu_name(power: RackPower, pdu_id: str) -> str:
 
 
 def plan_fabrics(plan: Plan, catalog: Catalog) -> list[RowFabric]:
-    """The compute fabric of each row of racks."""
-    rows = sorted({r.row for r in plan.racks})
-    return [row_fabric(plan, row, catalog) for row in rows]
+    """The compute fabric of each row that holds racks, in the plan's row order."""
+    used = {r.row for r in plan.racks}
+    return [row_fabric(plan, row.id, catalog) for row in plan.rows if row.id in used]
