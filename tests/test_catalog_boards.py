@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from rackplanner.core import edits
 from rackplanner.core.catalog import Catalog, load_catalog
@@ -73,16 +74,25 @@ def test_every_server_resolves_its_parts(catalog: Catalog) -> None:
         assert chassis.height_u in (0, server.height_u), server.id
 
 
-def test_lane_sharing_must_name_slots_of_the_board(tmp_path: Path) -> None:
-    (tmp_path / "board.yaml").write_text(
-        "- id: bad-share\n  vendor: Me\n  model: Bad\n  source: fixture\n  platform: consumer\n"
-        "  form_factor: ATX\n  cpu_socket: AM5\n  sockets: 1\n  root_complexes: [{id: cpu, socket: 0}]\n"
-        "  slots:\n"
-        "    - {id: a, label: A, physical_lanes: 16, electrical_lanes: 16, gen: 5, parent: cpu}\n"
-        "  lane_sharing:\n    - {when_used: m2-9, slot: a}\n"
-    )
-    with pytest.raises(Exception, match="lane sharing: slot 'm2-9' is not on this board"):
-        load_catalog([tmp_path], include_user=False)
+def test_lane_sharing_must_name_slots_of_the_board() -> None:
+    """A share naming a slot the board lacks is a catalog error with the slot in the message."""
+    raw = {
+        "id": "bad-share",
+        "vendor": "Me",
+        "model": "Bad",
+        "source": "fixture",
+        "platform": "consumer",
+        "form_factor": "ATX",
+        "cpu_socket": "AM5",
+        "sockets": 1,
+        "root_complexes": [{"id": "cpu", "socket": 0}],
+        "slots": [{"id": "a", "label": "A", "physical_lanes": 16, "electrical_lanes": 16, "gen": 5, "parent": "cpu"}],
+        "lane_sharing": [{"when_used": "m2-9", "slot": "a"}],
+    }
+    with pytest.raises(ValidationError, match="lane sharing: slot 'm2-9' is not on this board"):
+        Board.model_validate(raw)
+    raw["lane_sharing"] = [{"when_used": "a", "slot": "a", "lanes_left": 8}]
+    assert Board.model_validate(raw).lane_sharing[0].lanes_left == 8
 
 
 # --- consumer bifurcation --------------------------------------------------------------
