@@ -133,6 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(args_list)
     try:
         catalog = load_catalog(args.catalog)
+        # Entries of users' folders that could not be used were skipped; say which, go on.
+        for problem in catalog.problems:
+            print(f"rackplanner: warning: {problem}", file=sys.stderr)
         if args.command == "check":
             return _check(args.plan, catalog, as_json=args.json)
         if args.command == "topo":

@@ -1,12 +1,18 @@
-"""A broken catalog entry is refused with a message naming the file, the entry and the field."""
+"""A broken catalog entry is described naming the file, the entry and the field.
+
+In the built-in catalog that is an error; in a user's folder the entry is skipped, the
+problem is listed in ``Catalog.problems`` and the rest of the catalog loads.
+"""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
-from rackplanner.core.catalog import CatalogError, load_catalog, load_catalog_file
+from rackplanner.core import catalog as catalog_module
+from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, CatalogError, load_catalog, load_catalog_file
 from rackplanner.core.parts import Gpu
 
 GOOD_GPU = """
@@ -76,16 +82,23 @@ def test_yaml_tags_are_refused(tmp_path: Path) -> None:
         load_catalog_file(path, "gpu")
 
 
-def test_unknown_kind_file_is_refused(tmp_path: Path) -> None:
-    write(tmp_path, "gpus.yaml", GOOD_GPU)
-    with pytest.raises(CatalogError, match=r"gpus\.yaml: unknown part kind 'gpus'"):
-        load_catalog([tmp_path], include_user=False)
+def test_unknown_kind_file_is_skipped(tmp_path: Path) -> None:
+    path = write(tmp_path, "gpus.yaml", GOOD_GPU)
+    loaded = load_catalog([tmp_path], include_user=False)
+    assert loaded.get("my-card") is None
+    assert len(loaded.problems) == 1
+    assert loaded.problems[0].startswith(f"{path}: unknown part kind 'gpus' (file names: ")
+    assert loaded.problems[0].endswith("(file skipped)")
 
 
-def test_duplicate_id_within_a_folder_is_refused(tmp_path: Path) -> None:
-    write(tmp_path, "gpu.yaml", GOOD_GPU + GOOD_GPU)
-    with pytest.raises(CatalogError, match=r"id 'my-card' is already used by gpu.yaml entry 0"):
-        load_catalog([tmp_path], include_user=False)
+def test_duplicate_id_within_a_folder_keeps_the_first(tmp_path: Path) -> None:
+    second = GOOD_GPU.replace("model: Card 24GB", "model: Card 48GB")
+    path = write(tmp_path, "gpu.yaml", GOOD_GPU + second)
+    loaded = load_catalog([tmp_path], include_user=False)
+    assert loaded.parts["my-card"].model == "Card 24GB"
+    assert loaded.problems == [
+        f"{path}: entry 1 (my-card): id: 'my-card' is already used by gpu.yaml entry 0 (entry skipped)"
+    ]
 
 
 def test_user_folder_adds_and_overrides_by_id(tmp_path: Path) -> None:
@@ -109,3 +122,89 @@ def test_user_catalog_folder_from_environment(tmp_path: Path, monkeypatch: pytes
 def test_missing_folder_is_named(tmp_path: Path) -> None:
     with pytest.raises(CatalogError, match="catalog folder does not exist"):
         load_catalog([tmp_path / "nope"], include_user=False)
+
+
+BROKEN_GPU = GOOD_GPU.replace("id: my-card", "id: my-broken-card").replace("tdp_w: 350", "tdp_w: -5")
+
+
+def test_broken_user_entry_is_skipped_and_the_rest_loads(tmp_path: Path) -> None:
+    builtin = load_catalog(include_user=False)
+    gpu = write(tmp_path, "gpu.yaml", BROKEN_GPU + GOOD_GPU + "- just a string\n")
+    cpu = write(tmp_path, "cpu.yaml", "- id: [unclosed\n")
+    loaded = load_catalog([tmp_path], include_user=False)
+    # The good entry and every built-in part are there; the broken ones are not.
+    assert isinstance(loaded.get("my-card"), Gpu)
+    assert loaded.get("my-broken-card") is None
+    assert len(loaded) == len(builtin) + 1
+    assert loaded.problems[0].startswith(f"{cpu}: not valid YAML (")
+    assert loaded.problems[0].endswith("(file skipped)")
+    assert loaded.problems[1:] == [
+        f"{gpu}: entry 0 (my-broken-card): tdp_w: Input should be greater than 0 (found -5) (entry skipped)",
+        f"{gpu}: entry 2: expected a mapping of fields, found str (entry skipped)",
+    ]
+    assert builtin.problems == []
+
+
+def test_user_catalog_problems_from_the_per_user_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, "gpu.yaml", BROKEN_GPU)
+    monkeypatch.setenv("RACKPLANNER_USER_CATALOG", str(tmp_path))
+    loaded = load_catalog()
+    assert [p.split(": ")[1] for p in loaded.problems] == ["entry 0 (my-broken-card)"]
+
+
+def test_broken_builtin_entry_is_still_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A broken file in the built-in catalog is a bug in rackplanner, never skipped quietly.
+    write(tmp_path, "gpu.yaml", BROKEN_GPU)
+    monkeypatch.setattr(catalog_module, "BUILTIN_CATALOG_DIR", tmp_path)
+    with pytest.raises(CatalogError, match=r"entry 0 \(my-broken-card\): tdp_w: Input should be greater than 0"):
+        load_catalog(include_user=False)
+    write(tmp_path, "gpus.yaml", GOOD_GPU)
+    (tmp_path / "gpu.yaml").unlink()
+    with pytest.raises(CatalogError, match="unknown part kind 'gpus'"):
+        load_catalog(include_user=False)
+
+
+def test_builtin_catalog_has_no_problems() -> None:
+    assert load_catalog(include_user=False).problems == []
+    assert BUILTIN_CATALOG_DIR.is_dir()
+
+
+def test_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
+    """A "billion laughs" file: nine levels of nine aliases stand for 9^9 strings."""
+    text = "- id: x\n  vendor: v\n  model: m\n  source: [s]\n  notes: &a [" + ", ".join(["lol"] * 9) + "]\n"
+    previous = "a"
+    for name in "bcdefghi":
+        text += f"  x{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]\n"
+        previous = name
+    path = write(tmp_path, "gpu.yaml", text)
+    started = time.monotonic()
+    with pytest.raises(CatalogError, match=r"refused: more than 200,000 values once aliases are expanded"):
+        load_catalog_file(path, "gpu")
+    assert time.monotonic() - started < 2.0
+    loaded = load_catalog([tmp_path], include_user=False)
+    assert loaded.get("x") is None and len(loaded.problems) == 1
+
+
+def test_small_aliases_are_fine(tmp_path: Path) -> None:
+    text = GOOD_GPU.replace("  source: my own measurement\n", "  source: &src [my own measurement]\n")
+    text += GOOD_GPU.replace("id: my-card", "id: my-card-2").replace(
+        "  source: my own measurement\n", "  source: *src\n"
+    )
+    path = write(tmp_path, "gpu.yaml", text)
+    assert [p.id for _, p in load_catalog_file(path, "gpu")] == ["my-card", "my-card-2"]
+
+
+def test_deep_nesting_is_refused_without_crashing(tmp_path: Path) -> None:
+    # libyaml would recurse on the C stack until the process dies; users' files are read
+    # by the bounded pure-Python loader.
+    path = write(tmp_path, "gpu.yaml", "- " + "[" * 50_000 + "]" * 50_000 + "\n")
+    with pytest.raises(CatalogError, match="refused: nested more than 64 levels deep"):
+        load_catalog_file(path, "gpu")
+
+
+def test_huge_file_is_refused_before_reading(tmp_path: Path) -> None:
+    path = tmp_path / "gpu.yaml"
+    with path.open("wb") as handle:
+        handle.truncate(catalog_module.MAX_CATALOG_FILE_BYTES + 1)
+    with pytest.raises(CatalogError, match="is too large for a catalog file"):
+        load_catalog_file(path, "gpu")

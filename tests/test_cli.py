@@ -71,11 +71,13 @@ def test_user_catalog_override(tmp_path: Path) -> None:
 
 
 def test_broken_user_catalog_names_file(tmp_path: Path) -> None:
+    # A broken entry of the user's own catalog is skipped with a warning; the command still runs.
     (tmp_path / "gpu.yaml").write_text("- {id: x, vendor: Me, model: M, source: s}\n")
     result = run("catalog", "--catalog", str(tmp_path))
-    assert result.returncode == 2
-    assert f"{tmp_path / 'gpu.yaml'}: entry 0 (x): " in result.stderr
-    assert "Field required" in result.stderr
+    assert result.returncode == 0
+    assert f"rackplanner: warning: {tmp_path / 'gpu.yaml'}: entry 0 (x): " in result.stderr
+    assert "Field required" in result.stderr and "(entry skipped)" in result.stderr
+    assert "rtx-3090" in result.stdout
 
 
 def test_unknown_kind_is_refused() -> None:

@@ -75,6 +75,27 @@ def offer_recovery(window: MainWindow) -> bool:
     return True
 
 
+# Longest list of skipped catalog entries shown in the start-up message.
+MAX_PROBLEMS_SHOWN = 12
+
+
+def report_catalog_problems(window: MainWindow) -> bool:
+    """Tell the user once, at start, which entries of their own catalog were skipped and why."""
+    problems = window.document.catalog.problems
+    if not problems:
+        return False
+    shown = problems[:MAX_PROBLEMS_SHOWN]
+    more = len(problems) - len(shown)
+    text = (
+        "Parts of your own catalog could not be used and were skipped; the rest of the catalog is loaded.\n\n"
+        + "\n".join(f"• {p}" for p in shown)
+        + (f"\n… and {more} more" if more else "")
+    )
+    QMessageBox.warning(window, APP_NAME, text)
+    window.show_status(f"Skipped {len(problems)} catalog entries; see the message at start")
+    return True
+
+
 def run_app(path: Path | None, catalog: Catalog) -> int:
     app = application()
     settings = QSettings()
@@ -86,6 +107,7 @@ def run_app(path: Path | None, catalog: Catalog) -> int:
     window = open_window(catalog, plan, plan_path, settings)
     window.show()
     offer_recovery(window)
+    report_catalog_problems(window)
     if note:
         window.show_status(note)
     return app.exec()
