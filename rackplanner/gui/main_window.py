@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -41,6 +42,18 @@ AUTOSAVE_INTERVAL_MS = 60_000
 AUTOSAVE_AFTER_EDIT_MS = 5_000
 
 
+def autosave_intervals() -> tuple[int, int]:
+    """The timer and after-edit intervals in ms; ``RACKPLANNER_AUTOSAVE_MS=TIMER[,AFTER_EDIT]`` overrides them."""
+    override = os.environ.get("RACKPLANNER_AUTOSAVE_MS", "")
+    try:
+        values = [max(1, int(v)) for v in override.split(",") if v.strip()]
+    except ValueError:
+        values = []
+    if not values:
+        return AUTOSAVE_INTERVAL_MS, AUTOSAVE_AFTER_EDIT_MS
+    return values[0], values[1] if len(values) > 1 else values[0]
+
+
 class MainWindow(QMainWindow):
     def __init__(self, document: PlanDocument, settings: QSettings | None = None) -> None:
         super().__init__()
@@ -63,13 +76,14 @@ class MainWindow(QMainWindow):
         document.refused.connect(lambda reason: self.show_status(f"Not done: {reason}"))
         document.undo_stack.cleanChanged.connect(self._update_title)
         document.current_machine_changed.connect(self._show_machine)
+        interval_ms, after_edit_ms = autosave_intervals()
         self._autosave_timer = QTimer(self)
-        self._autosave_timer.setInterval(AUTOSAVE_INTERVAL_MS)
+        self._autosave_timer.setInterval(interval_ms)
         self._autosave_timer.timeout.connect(self.write_recovery)
         self._autosave_timer.start()
         self._burst_timer = QTimer(self)
         self._burst_timer.setSingleShot(True)
-        self._burst_timer.setInterval(AUTOSAVE_AFTER_EDIT_MS)
+        self._burst_timer.setInterval(after_edit_ms)
         self._burst_timer.timeout.connect(self.write_recovery)
         self._rebuild_tabs()
         self._update_title()
