@@ -60,9 +60,9 @@ def drop(widget: QWidget, mime: QMimeData, point: QPoint) -> tuple[bool, bool]:
     actions = Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
     buttons = Qt.MouseButton.LeftButton
     modifiers = Qt.KeyboardModifier.NoModifier
-    enter = QDragEnterEvent(point.toPointF(), actions, mime, buttons, modifiers)
+    enter = QDragEnterEvent(point, actions, mime, buttons, modifiers)
     QApplication.sendEvent(viewport, enter)
-    move = QDragMoveEvent(point.toPointF(), actions, mime, buttons, modifiers)
+    move = QDragMoveEvent(point, actions, mime, buttons, modifiers)
     QApplication.sendEvent(viewport, move)
     accepted_move = move.isAccepted()
     dropped = QDropEvent(point.toPointF(), actions, mime, buttons, modifiers)
