@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from pytestqt.qtbot import QtBot
 from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
 
 
 class _Painted(QWidget):
