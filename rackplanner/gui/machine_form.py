@@ -72,6 +72,7 @@ class MachineDock(QDockWidget):
         self.setObjectName("machine-dock")
         self._document = document
         self._filling = False
+        self._combo_keys: dict[int, tuple[object, ...]] = {}
 
         self.machine_choice = QComboBox()
         self.machine_choice.setToolTip("The machine shown in the centre")
@@ -205,6 +206,11 @@ class MachineDock(QDockWidget):
         parts = sorted(self._document.catalog.of_kind(kind), key=lambda p: p.label.lower())
         preferred = [p for p in parts if first(p)]
         others = [p for p in parts if not first(p)]
+        # Refilling a combo costs more than a whole drop's analysis; skip it when nothing it lists changed.
+        key = (id(self._document.catalog), kind, none_text, tuple(p.id for p in preferred), selected)
+        if self._combo_keys.get(id(combo)) == key:
+            return
+        self._combo_keys[id(combo)] = key
         combo.clear()
         combo.addItem(none_text, None)
         for part in preferred:
@@ -269,6 +275,7 @@ class MachineDock(QDockWidget):
             self.name.clear()
             for combo in (self.server, self.board, self.chassis, self.cpu, self.memory, self.psu, self.drive):
                 combo.clear()
+            self._combo_keys.clear()
             self._set_note("The plan has no machines: add one below." if not self._document.plan.machines else "")
             return
         server = catalog.get_as(machine.server, Server) if machine.server else None

@@ -311,9 +311,16 @@ class SummaryDock(QDockWidget):
             self.models.setVisible(False)
             self.capacity_note.setText("")
             return
-        self.picks = top_models(catalog, hw, context=CONTEXT_TOKENS, limit=TOP_MODELS)
+        picks = top_models(catalog, hw, context=CONTEXT_TOKENS, limit=TOP_MODELS)
         self.hardware.setText(hw.label)
         self.models.setVisible(True)
+        if picks == self.picks and self.models.rowCount() == len(picks):
+            return
+        self.picks = picks
+        # Resizing columns to their contents after every cell is what makes refilling slow.
+        header = self.models.horizontalHeader()
+        for column in (1, 2, 3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
         self.models.setRowCount(len(self.picks))
         for row, pick in enumerate(self.picks):
             decode = f"{pick.decode_tokens_per_s:,.1f}" if pick.decode_tokens_per_s is not None else "–"
@@ -332,6 +339,8 @@ class SummaryDock(QDockWidget):
                     )
                 )
                 self.models.setItem(row, column, item)
+        for column in (1, 2, 3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self._fit_table_height()
         formats = ", ".join(f.upper() for f in COMMON_FORMATS)
         note = (
