@@ -197,7 +197,8 @@ class MachineCanvas(QGraphicsView):
             scene.setSceneRect(self.board_rect)
             self._syncing = False
             return
-        geometry = _layout(board)
+        widths = [g.slot_width or 2 for c in machine.cards if (g := catalog.get_as(c.part, Gpu)) is not None]
+        geometry = _layout(board, bay_slots=max([BAY_SLOTS, *widths]))
         self.board_rect = _board_rect(board, geometry)
         board_item = scene.addRect(self.board_rect, QPen(BOARD_EDGE, 1.2), QBrush(BOARD_FILL))
         board_item.setZValue(0)
@@ -598,8 +599,12 @@ def _slot_description(slot: Slot) -> str:
     )
 
 
-def _layout(board: Board) -> list[_SlotGeometry]:
-    """Rectangles for every slot: PCIe slots down the board at their positions, M.2 and SXM beside."""
+def _layout(board: Board, bay_slots: int = BAY_SLOTS) -> list[_SlotGeometry]:
+    """Rectangles for every slot: PCIe slots down the board at their positions, M.2 and SXM beside.
+
+    Without catalog positions each slot gets a bay as wide as the widest card placed, so the
+    drawing never suggests an overlap the catalog cannot confirm.
+    """
     left = LABEL_WIDTH_MM + BOARD_MARGIN_MM
     top = SOCKET_MM + 40
     geometry: list[_SlotGeometry] = []
@@ -608,7 +613,7 @@ def _layout(board: Board) -> list[_SlotGeometry]:
     use_positions = all(p is not None for p in positions)
     base = min((p for p in positions if p is not None), default=0)
     for index, slot in enumerate(pcie):
-        row = (slot.position - base) if use_positions and slot.position is not None else index * BAY_SLOTS
+        row = (slot.position - base) if use_positions and slot.position is not None else index * bay_slots
         length = CONNECTOR_MM.get(slot.physical_lanes, 89.0)
         geometry.append(_SlotGeometry(slot, QRectF(left, top + row * SLOT_PITCH_MM, length, SLOT_HEIGHT_MM)))
     rows = max((int((g.rect.top() - top) / SLOT_PITCH_MM) for g in geometry), default=-1) + 1
