@@ -854,6 +854,13 @@ class TopologyMatrixDialog(QDialog):
     def set_text(self, text: str) -> None:
         self.text.setPlainText(text)
 
+    def fit_width(self) -> None:
+        """As wide as the longest line (tabs at eight columns), within reason."""
+        metrics = QFontMetricsF(self.text.font())
+        cell = metrics.horizontalAdvance(" ")
+        longest = max((len(line.expandtabs(8)) for line in self.text.toPlainText().splitlines()), default=60)
+        self.resize(int(min(1100, max(560, longest * cell + 60))), self.height())
+
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self.text.toPlainText())
 
@@ -1003,6 +1010,7 @@ class BlockDiagramDock(QDockWidget):
             self.view.fit()
         self._apply_selection()
         if self.matrix_dialog is not None and self.matrix_dialog.isVisible():
+            self.matrix_dialog.setWindowTitle(f"Topology matrix · {machine.name}")
             self.matrix_dialog.set_text(format_topo_matrix(topo))
 
     def _show_notes(self, topo: Topology) -> None:
@@ -1058,8 +1066,12 @@ class BlockDiagramDock(QDockWidget):
             return None
         if self.matrix_dialog is None:
             self.matrix_dialog = TopologyMatrixDialog(self)
-        self.matrix_dialog.setWindowTitle(f"Topology matrix · {self.topology.machine}")
+        machine = self.document.plan.machine(self.topology.machine)
+        name = machine.name if machine is not None else self.topology.machine
+        self.matrix_dialog.setWindowTitle(f"Topology matrix · {name}")
         self.matrix_dialog.set_text(format_topo_matrix(self.topology))
+        if not self.matrix_dialog.isVisible():
+            self.matrix_dialog.fit_width()
         self.matrix_dialog.show()
         self.matrix_dialog.raise_()
         return self.matrix_dialog
