@@ -61,6 +61,8 @@ class PlanDocument(QObject):
     refused = Signal(str)
     # The machine shown in the centre (id, or "" for none) and the slots selected on it.
     current_machine_changed = Signal(str)
+    # The rack the rack docks (power, network) show (id, or "" for none).
+    current_rack_changed = Signal(str)
     selection_changed = Signal(list)
     # The file name or the plan was replaced (open, new, save as).
     reset = Signal()
@@ -72,6 +74,7 @@ class PlanDocument(QObject):
         self.path = path
         self.undo_stack = QUndoStack(self)
         self.current_machine: str = plan.machines[0].id if plan.machines else ""
+        self.current_rack: str = plan.racks[0].id if plan.racks else ""
         self.selected_slots: list[str] = []
 
     # --- editing ---------------------------------------------------------------------
@@ -90,6 +93,8 @@ class PlanDocument(QObject):
         self.plan = plan
         if self.current_machine and plan.machine(self.current_machine) is None:
             self.set_current_machine(plan.machines[0].id if plan.machines else "")
+        if plan.rack(self.current_rack) is None:
+            self.set_current_rack(plan.racks[0].id if plan.racks else "")
         self.changed.emit(change)
 
     # --- what is shown ---------------------------------------------------------------
@@ -99,6 +104,11 @@ class PlanDocument(QObject):
             self.current_machine = machine_id
             self.selected_slots = []
             self.current_machine_changed.emit(machine_id)
+
+    def set_current_rack(self, rack_id: str) -> None:
+        if rack_id != self.current_rack:
+            self.current_rack = rack_id
+            self.current_rack_changed.emit(rack_id)
 
     def select_slots(self, slots: list[str]) -> None:
         if slots != self.selected_slots:
@@ -130,6 +140,7 @@ class PlanDocument(QObject):
         self.plan = plan
         self.path = path
         self.current_machine = plan.machines[0].id if plan.machines else ""
+        self.current_rack = plan.racks[0].id if plan.racks else ""
         self.selected_slots = []
         self.reset.emit()
         self.changed.emit(ChangeSet(ALL_CHANGES, frozenset(m.id for m in plan.machines)))
