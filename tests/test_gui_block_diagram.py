@@ -214,6 +214,12 @@ def test_home_rig_shows_nvlink_bridge_and_shared_lanes(qtbot: QtBot, catalog: Ca
     assert doc.selected_slots == [topo.device("GPU1").slot]
     assert fills(dock) == {"GPU0": "NV#", "GPU1": "X", "NVMe0": ""}  # an NVMe drive is not in the matrix
     save_shot(dock, tmp_path, "block-diagram-home-rig")
+    # Clicking the drive selects it (outlined) and clears the colouring: it has no row in the matrix.
+    click(qtbot, dock, "dev:NVMe0")
+    assert doc.selected_slots == [topo.device("NVMe0").slot]
+    assert set(fills(dock).values()) == {""}
+    assert dock.scene.boxes["dev:NVMe0"].pen().color() == colors.SELECTED_BORDER
+    assert dock.scene.boxes["dev:GPU0"].pen().color() != colors.SELECTED_BORDER
 
 
 def test_dual_root_board_puts_the_far_socket_at_sys(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:

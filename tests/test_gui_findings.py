@@ -93,6 +93,18 @@ def test_selecting_a_finding_selects_its_slots(qtbot: QtBot, catalog: Catalog) -
     assert doc.selected_slots == ["pciex16-chipset"]
 
 
+def test_findings_about_the_selected_card_are_bold(qtbot: QtBot, catalog: Catalog) -> None:
+    doc = example("teaching-mistakes.json", catalog)
+    dock = open_dock(qtbot, doc)
+    doc.select_slots(["pciex16-chipset"])  # the third card, on the chipset's x2 link
+    findings = [(r, r.data(0, FINDING_ROLE)) for r in dock.items()]
+    bold = {f.code for r, f in findings if r.font(0).bold()}
+    expected = {f.code for _, f in findings if "pciex16-chipset" in f.slots}
+    assert bold == expected and "link-width" in bold
+    doc.select_slots([])
+    assert not any(r.font(0).bold() for r in dock.items())
+
+
 def test_findings_follow_edits_and_undo(qtbot: QtBot, catalog: Catalog) -> None:
     doc = example("teaching-mistakes.json", catalog)
     dock = open_dock(qtbot, doc)

@@ -8,6 +8,7 @@ class to it, as ``nvidia-smi topo -m`` would print it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -671,8 +672,9 @@ class DiagramScene(QGraphicsScene):
 
     # --- path colouring ------------------------------------------------------------
 
-    def colour_by_path(self, source: str | None) -> None:
-        """Fill every device by its path class to ``source`` (a GPU or NIC name); None clears."""
+    def colour_by_path(self, source: str | None, selected_slots: Sequence[str] = ()) -> None:
+        """Fill every device by its path class to ``source`` (a GPU or NIC name; None clears) and outline
+        the devices in ``selected_slots``."""
         topo = self.topology
         if topo is None:
             return
@@ -691,7 +693,7 @@ class DiagramScene(QGraphicsScene):
                 box.setBrush(colors.path_color(code))
                 label = "" if code == "X" else code
                 box.setToolTip(node.tooltip + (f"\n\nPath to {source}: {_path_words(topo, source or '', node.device)}"))
-            selected = code == "X"
+            selected = code == "X" or node.slot in selected_slots
             pen.setColor(colors.SELECTED_BORDER if selected else colors.BOX_BORDER)
             pen.setWidthF(2.6 if selected else 1.2)
             box.setPen(pen)
@@ -1049,7 +1051,7 @@ class BlockDiagramDock(QDockWidget):
 
     def _apply_selection(self) -> None:
         source = self.selected_device()
-        self.scene.colour_by_path(source)
+        self.scene.colour_by_path(source, self.document.selected_slots)
         if source is None:
             self.legend_title.setText("Click a GPU to colour the others by path class")
         else:

@@ -134,6 +134,7 @@ class FindingsDock(QDockWidget):
         document.changed.connect(self._on_changed)
         document.current_machine_changed.connect(lambda _machine: self.refresh())
         document.reset.connect(self.refresh)
+        document.selection_changed.connect(self._mark_selected)
         self.refresh()
 
     def sizeHint(self) -> QSize:
@@ -162,6 +163,16 @@ class FindingsDock(QDockWidget):
             empty = QTreeWidgetItem(self.machine_group, ["Nothing to report: every fit rule passes."])
             empty.setFlags(Qt.ItemFlag.ItemIsEnabled)
         self._update_counts()
+        self._mark_selected(doc.selected_slots)
+
+    def _mark_selected(self, slots: list[str]) -> None:
+        """Bold the findings about the selected cards, so a card picked on the canvas shows its problems."""
+        chosen = set(slots)
+        for item in self.items():
+            finding = item.data(0, FINDING_ROLE)
+            font = item.font(0)
+            font.setBold(bool(chosen & set(finding.slots)))
+            item.setFont(0, font)
 
     def set_rack_findings(self, findings: Sequence[RackFinding]) -> None:
         """Show rack findings in their own group below the machine's (an empty list hides the group)."""
