@@ -73,9 +73,59 @@ def test_wrong_type_names_field_path(example_paths: list[Path], tmp_path: Path) 
     with pytest.raises(PlanFileError) as err:
         load_plan(path)
     assert str(err.value) == (
-        f"{path}: machines[0].cards[0].power_limit_w: Input should be a valid number, "
-        "unable to parse string as a number (found 'quiet please')"
+        f"{path}: machines[0].cards[0].power_limit_w: Input should be a valid number (found 'quiet please')"
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (True, "Input should be a valid integer (found True)"),
+        ("12", "Input should be a valid integer (found '12')"),
+        (12.0, "Input should be a valid integer (found 12.0)"),
+    ],
+)
+def test_values_are_not_quietly_converted(
+    example_paths: list[Path], tmp_path: Path, value: object, expected: str
+) -> None:
+    data = _example(example_paths, "colo-rack")
+    data["machines"][0]["memory"][0]["count"] = value
+    path = _write(tmp_path, data)
+    with pytest.raises(PlanFileError) as err:
+        load_plan(path)
+    assert str(err.value) == f"{path}: machines[0].memory[0].count: {expected}"
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_numbers_a_plan_cannot_hold(example_paths: list[Path], tmp_path: Path, constant: str) -> None:
+    text = json.dumps(_example(example_paths, "colo-rack")).replace('"voltage_v": 400.0', f'"voltage_v": {constant}', 1)
+    path = _write(tmp_path, text)
+    with pytest.raises(PlanFileError) as err:
+        load_plan(path)
+    assert str(err.value).startswith(f"{path}: feeds[0].voltage_v: ")
+    assert str(err.value).endswith(" is not a number a plan can hold")
+
+
+def test_unpaired_surrogate_is_refused(example_paths: list[Path], tmp_path: Path) -> None:
+    # Valid JSON escapes, but not Unicode text: the plan could never be saved again.
+    text = json.dumps(_example(example_paths, "colo-rack")).replace('"name": "GPU 1"', '"name": "GPU \\ud800"', 1)
+    path = _write(tmp_path, text)
+    with pytest.raises(PlanFileError, match=r"machines\[0\]\.name: text with an unpaired surrogate escape"):
+        load_plan(path)
+
+
+def test_deep_nesting_is_refused(example_paths: list[Path], tmp_path: Path) -> None:
+    data = _example(example_paths, "colo-rack")
+    nested: object = "deep"
+    for _ in range(40):
+        nested = [nested]
+    data["notes"] = nested
+    path = _write(tmp_path, data)
+    with pytest.raises(PlanFileError, match="notes" + r"(\[0\])+: nested more than 32 levels deep"):
+        load_plan(path)
+    path = _write(tmp_path, "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(PlanFileError, match="JSON nested too deeply"):
+        load_plan(path)
 
 
 def test_unknown_part_id_names_field(example_paths: list[Path], catalog: Catalog, tmp_path: Path) -> None:

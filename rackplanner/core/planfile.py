@@ -10,6 +10,7 @@ leaves either the complete old plan or the complete new one.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rackplanner.core.catalog import Catalog
-from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.errors import InputError, describe_validation_error, field_path
 from rackplanner.core.parts import (
     Board,
     Chassis,
@@ -95,7 +96,10 @@ def plan_from_data(data: object, *, origin: str = "plan") -> Plan:
         raise PlanFileError(f"{origin}: expected a JSON object, found {type(data).__name__}")
     version = data.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise PlanFileError(f"{origin}: schema_version: expected a whole number >= 1, found {version!r}")
+        raise PlanFileError(f"{origin}: schema_version: expected a whole number >= 1, found {_short(version)}")
+    problem = _unusable_value(data)
+    if problem:
+        raise PlanFileError(f"{origin}: {problem}")
     if version > SCHEMA_VERSION:
         raise PlanFileError(
             f"{origin}: schema_version: the file is version {version}, this rackplanner reads "
@@ -106,9 +110,48 @@ def plan_from_data(data: object, *, origin: str = "plan") -> Plan:
     except PlanFileError as exc:
         raise PlanFileError(f"{origin}: {exc}") from None
     try:
-        return Plan.model_validate(data)
+        # Strict: a count of true or "3", a phase of 3.0, is refused rather than quietly converted.
+        return Plan.model_validate_json(json.dumps(data, ensure_ascii=False), strict=True)
     except ValidationError as exc:
         raise PlanFileError(f"{origin}: {describe_validation_error(exc)}") from None
+
+
+# Deepest nesting a plan file may have (a real plan is about six levels deep).
+MAX_PLAN_DEPTH = 32
+
+
+def _unusable_value(data: object) -> str | None:
+    """The first value no plan can hold: NaN or infinity, text that is not Unicode, nesting too deep."""
+    stack: list[tuple[object, tuple[int | str, ...]]] = [(data, ())]
+    while stack:
+        item, loc = stack.pop()
+        if len(loc) > MAX_PLAN_DEPTH:
+            return f"{field_path(loc[:MAX_PLAN_DEPTH])}: nested more than {MAX_PLAN_DEPTH} levels deep"
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{field_path(loc)}: {item} is not a number a plan can hold"
+        if isinstance(item, str) and not _is_unicode(item):
+            return f"{field_path(loc)}: text with an unpaired surrogate escape (not Unicode)"
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if not _is_unicode(key):
+                    return f"{field_path(loc)}: a key with an unpaired surrogate escape (not Unicode)"
+                stack.append((value, (*loc, key)))
+        elif isinstance(item, list):
+            stack.extend((value, (*loc, i)) for i, value in enumerate(item))
+    return None
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _short(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:
