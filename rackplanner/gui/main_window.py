@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent,
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -26,6 +27,7 @@ from rackplanner.core.catalog import Catalog
 from rackplanner.core.edits import Change
 from rackplanner.core.errors import InputError
 from rackplanner.core.parts import Board, Drive, Gpu, Nic, Server
+from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.placement import slot_verdicts
 from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
@@ -33,6 +35,7 @@ from rackplanner.gui import recovery
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.machine_canvas import MachineCanvas
 from rackplanner.gui.mime import part_from_mime
+from rackplanner.gui.rack_canvas import RackRowCanvas, rows_of
 
 APP_NAME = "rackplanner"
 PLAN_FILTER = "rackplanner plans (*.json);;All files (*)"
@@ -66,6 +69,7 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._tab_changed)
         self.setCentralWidget(self.tabs)
         self.canvases: dict[str, MachineCanvas] = {}
+        self.row_canvases: dict[str, RackRowCanvas] = {}
         self._status = QLabel()
         self.statusBar().addWidget(self._status, 1)
         self._build_actions()
@@ -140,6 +144,8 @@ class MainWindow(QMainWindow):
         edit_menu.addAction(self.redo_action)
         edit_menu.addSeparator()
         edit_menu.addAction(self.delete_action)
+        rack_menu = self.menuBar().addMenu("&Rack")
+        rack_menu.addAction(self._action("&Add Rack…", self.add_rack, "Ctrl+Shift+R", "Add a rack to the row"))
         self.view_menu = self.menuBar().addMenu("&View")
         for action in (self.fit_action, self.zoom_in_action, self.zoom_out_action):
             self.view_menu.addAction(action)
@@ -176,6 +182,10 @@ class MainWindow(QMainWindow):
             ("rackplanner.gui.block_diagram", "BlockDiagramDock", right),
             ("rackplanner.gui.summary_dock", "SummaryDock", right),
             ("rackplanner.gui.findings_dock", "FindingsDock", right),
+            ("rackplanner.gui.power_dock", "PowerDock", right),
+            ("rackplanner.gui.connections_dock", "ConnectionsDock", right),
+            ("rackplanner.gui.network_dock", "NetworkDock", right),
+            ("rackplanner.gui.capacity_dock", "CapacityDock", right),
         ):
             dock = _make_dock(module, cls, self.document, self)
             if dock is None:
@@ -193,8 +203,11 @@ class MainWindow(QMainWindow):
         if "MachineDock" in self.docks and "PaletteDock" in self.docks:
             self.tabifyDockWidget(self.docks["PaletteDock"], self.docks["MachineDock"])
             self.docks["PaletteDock"].raise_()
-        if "SummaryDock" in self.docks and "FindingsDock" in self.docks:
-            self.tabifyDockWidget(self.docks["SummaryDock"], self.docks["FindingsDock"])
+        lower = [self.docks[n] for n in ("SummaryDock", "PowerDock", "ConnectionsDock", "NetworkDock",
+                                          "CapacityDock", "FindingsDock") if n in self.docks]
+        for dock in lower[1:]:
+            self.tabifyDockWidget(lower[0], dock)
+        if "FindingsDock" in self.docks:
             self.docks["FindingsDock"].raise_()
         # A first layout for 1366x768 and up: the diagram gets the height, lists the rest.
         right_docks = [self.docks[n] for n in ("BlockDiagramDock", "FindingsDock") if n in self.docks]
@@ -209,29 +222,43 @@ class MainWindow(QMainWindow):
     # --- machines in tabs ---------------------------------------------------------------
 
     def _rebuild_tabs(self) -> None:
+        """One tab per machine, then one per row of racks; unchanged tabs keep their view."""
         plan = self.document.plan
-        wanted = [m.id for m in plan.machines]
-        if list(self.canvases) == wanted and self.tabs.count() == max(1, len(wanted)):
-            for machine in plan.machines:
-                index = wanted.index(machine.id)
+        rows = rows_of(self.document)
+        wanted = [("machine", m.id) for m in plan.machines] + [("row", row_id) for row_id, _ in rows]
+        current = [("machine", k) for k in self.canvases] + [("row", k) for k in self.row_canvases]
+        if current == wanted and self.tabs.count() == max(1, len(wanted)):
+            for index, machine in enumerate(plan.machines):
                 self.tabs.setTabText(index, machine.name)
+            for offset, (_, name) in enumerate(rows):
+                self.tabs.setTabText(len(plan.machines) + offset, f"Racks: {name}")
             return
         self.tabs.blockSignals(True)
         for index in range(self.tabs.count()):
             page = self.tabs.widget(index)
-            if page is not None and not isinstance(page, MachineCanvas):
+            if page is not None and not isinstance(page, (MachineCanvas, RackRowCanvas)):
                 page.deleteLater()
         self.tabs.clear()
-        old = self.canvases
-        self.canvases = {}
+        old, old_rows = self.canvases, self.row_canvases
+        self.canvases, self.row_canvases = {}, {}
         for machine in plan.machines:
-            canvas = old.pop(machine.id, None) or MachineCanvas(self.document, machine.id)
-            canvas.status_message.connect(self.show_status)
+            canvas = old.pop(machine.id, None)
+            if canvas is None:
+                canvas = MachineCanvas(self.document, machine.id)
+                canvas.status_message.connect(self.show_status)
             self.canvases[machine.id] = canvas
             self.tabs.addTab(canvas, machine.name)
-        for canvas in old.values():
-            canvas.deleteLater()
-        if not plan.machines:
+        for row_id, name in rows:
+            row_canvas = old_rows.pop(row_id, None)
+            if row_canvas is None:
+                row_canvas = RackRowCanvas(self.document, row_id)
+                row_canvas.status_message.connect(self.show_status)
+                row_canvas.open_machine.connect(self._show_machine)
+            self.row_canvases[row_id] = row_canvas
+            self.tabs.addTab(row_canvas, f"Racks: {name}")
+        for widget in [*old.values(), *old_rows.values()]:
+            widget.deleteLater()
+        if not wanted:
             self.tabs.addTab(EmptyPlanTarget(self.document), "No machines")
         self.tabs.blockSignals(False)
         self._show_machine(self.document.current_machine)
@@ -249,6 +276,38 @@ class MainWindow(QMainWindow):
     def current_canvas(self) -> MachineCanvas | None:
         widget = self.tabs.currentWidget()
         return widget if isinstance(widget, MachineCanvas) else None
+
+    def current_row_canvas(self) -> RackRowCanvas | None:
+        widget = self.tabs.currentWidget()
+        return widget if isinstance(widget, RackRowCanvas) else None
+
+    def show_row(self, row_id: str) -> None:
+        canvas = self.row_canvases.get(row_id)
+        if canvas is not None:
+            self.tabs.setCurrentWidget(canvas)
+
+    def add_rack(self) -> None:
+        """Add a rack of a catalog model the user picks, to the row on screen (or the first row)."""
+        racks = sorted(self.document.catalog.of_kind(RackPart), key=lambda p: p.label.lower())
+        if not racks:
+            self.show_status("The catalog has no racks")
+            return
+        labels = [r.label for r in racks]
+        choice, ok = QInputDialog.getItem(self, "Add rack", "Rack model:", labels, 0, False)
+        if not ok:
+            return
+        part = racks[labels.index(choice)]
+        row_canvas = self.current_row_canvas()
+        kwargs: dict[str, object] = {"name": f"Rack {len(self.document.plan.racks) + 1}", "part": part.id}
+        if row_canvas is not None:
+            kwargs["row"] = row_canvas.row
+        result = self.document.apply(edits.add_rack, catalog=self.document.catalog, **kwargs)
+        if result is not None and result.racks:
+            rack_id = next(iter(result.racks))
+            self.document.set_current_rack(rack_id)
+            rack = self.document.plan.rack(rack_id)
+            if rack is not None:
+                self.show_row(rack.row)
 
     def _document_changed(self, change: ChangeSet) -> None:
         if change.touches(Change.MACHINES, Change.DOCUMENT):
@@ -293,19 +352,19 @@ class MainWindow(QMainWindow):
             canvas.configure_with(part_id)
 
     def _delete(self) -> None:
-        canvas = self.current_canvas()
-        if canvas is not None:
-            canvas.delete_selected()
+        widget = self.tabs.currentWidget()
+        if isinstance(widget, (MachineCanvas, RackRowCanvas)):
+            widget.delete_selected()
 
     def _fit(self) -> None:
-        canvas = self.current_canvas()
-        if canvas is not None:
-            canvas.fit()
+        widget = self.tabs.currentWidget()
+        if isinstance(widget, (MachineCanvas, RackRowCanvas)):
+            widget.fit()
 
     def _zoom(self, factor: float) -> None:
-        canvas = self.current_canvas()
-        if canvas is not None:
-            canvas.zoom(factor)
+        widget = self.tabs.currentWidget()
+        if isinstance(widget, (MachineCanvas, RackRowCanvas)):
+            widget.zoom(factor)
 
     # --- files --------------------------------------------------------------------------
 

@@ -1,0 +1,603 @@
+"""Rack elevations of one row: racks side by side, front and rear, devices drawn to their height.
+
+Scene units are millimetres: one U is 44.45 mm and a face is 19 in (482.6 mm) wide, so
+devices are drawn to scale. Drag a server, switch, PDU or rack device from the catalog onto
+a U position (it snaps; the drop is refused with the reason when it collides, overhangs or is
+too deep), drag mounted devices within and between racks, Delete to unmount, double-click a
+server to open its machine.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from PySide6.QtCore import QMimeData, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QContextMenuEvent,
+    QDrag,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QFont,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPen,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSceneMouseEvent,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QInputDialog,
+    QMenu,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
+
+from rackplanner.core import edits
+from rackplanner.core.edits import Change
+from rackplanner.core.mounting import DeviceShape, RackLayout, placement_problem, rack_layout
+from rackplanner.core.parts import Gpu, NetworkSwitch, Pdu, RackDevice, Server
+from rackplanner.core.parts import Rack as RackPart
+from rackplanner.core.power import machine_power
+from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.mime import part_from_mime
+
+DEVICE_MIME = "application/x-rackplanner-device"
+U_MM = 44.45
+FACE_MM = 482.6
+RAIL_MM = 60.0  # U numbers on the left of each face
+CHANNEL_MM = 70.0  # a 0U side channel
+FACE_GAP_MM = 40.0
+RACK_GAP_MM = 160.0
+TITLE_MM = 70.0
+
+FRAME = QColor("#2b2f36")
+FACE_FILL = QColor("#f4f5f7")
+U_TEXT = QColor("#6b7280")
+KIND_COLOURS = {
+    "server": QColor("#4078c8"),
+    "workstation": QColor("#5b8bd0"),
+    "switch": QColor("#2f9e77"),
+    "pdu": QColor("#c0841a"),
+    "rack-device": QColor("#7d6bb3"),
+    "unknown": QColor("#888888"),
+}
+OK_GHOST = QColor(46, 160, 67, 120)
+BAD_GHOST = QColor(207, 34, 46, 120)
+SELECT_EDGE = QColor("#f0b400")
+
+
+def device_mime(rack_id: str, device_id: str) -> QMimeData:
+    data = QMimeData()
+    data.setData(DEVICE_MIME, json.dumps({"rack": rack_id, "device": device_id}).encode("utf-8"))
+    return data
+
+
+def device_from_mime(data: QMimeData) -> tuple[str, str] | None:
+    if not data.hasFormat(DEVICE_MIME):
+        return None
+    try:
+        payload = json.loads(bytes(data.data(DEVICE_MIME).data()).decode("utf-8"))
+        return str(payload["rack"]), str(payload["device"])
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+
+
+@dataclass
+class _RackGeometry:
+    rack_id: str
+    layout: RackLayout
+    front: QRectF  # the mounting area of the front face (U1 at the bottom)
+    rear: QRectF
+    left_channel: QRectF
+    right_channel: QRectF
+
+    def face_rect(self, face: str) -> QRectF:
+        return self.front if face == "front" else self.rear
+
+    def u_at(self, y: float) -> int:
+        """The U whose band contains scene height ``y``."""
+        return int((self.front.bottom() - y) // U_MM) + 1
+
+    def u_rect(self, face: str, u: int, height_u: int) -> QRectF:
+        rect = self.face_rect(face)
+        return QRectF(rect.left(), rect.bottom() - (u + height_u - 1) * U_MM, rect.width(), height_u * U_MM)
+
+
+class DeviceItem(QGraphicsRectItem):
+    """A mounted device on one face (a full-depth device has an item on each face)."""
+
+    def __init__(self, canvas: RackRowCanvas, rack_id: str, shape: DeviceShape, rect: QRectF, text: str, ghost: bool):
+        super().__init__(rect)
+        self.canvas = canvas
+        self.rack_id = rack_id
+        self.shape_info = shape
+        colour = QColor(KIND_COLOURS.get(shape.kind, KIND_COLOURS["unknown"]))
+        if ghost:
+            colour.setAlpha(90)
+        self.setBrush(QBrush(colour))
+        self.setPen(QPen(QColor("#1d2330"), 1.0))
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setCursor(Qt.CursorShape.OpenHandCursor)
+        self.setZValue(3)
+        label = QGraphicsSimpleTextItem(text, self)
+        label.setBrush(QBrush(QColor("#1d2330" if ghost else "white")))
+        font = QFont()
+        font.setPixelSize(int(min(22, max(12, rect.height() * 0.42))))
+        label.setFont(font)
+        label.setPos(rect.left() + 8, rect.top() + max(2.0, (rect.height() - label.boundingRect().height()) / 2))
+        self._press: QPointF | None = None
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        painter.setPen(QPen(SELECT_EDGE, 5) if self.isSelected() else self.pen())
+        painter.setBrush(self.brush())
+        painter.drawRoundedRect(self.rect(), 4, 4)
+
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        super().mousePressEvent(event)
+        self._press = QPointF(event.screenPos())
+        self.canvas.document.set_current_rack(self.rack_id)
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self._press is None:
+            return
+        if (QPointF(event.screenPos()) - self._press).manhattanLength() >= QApplication.startDragDistance():
+            self._press = None
+            drag = QDrag(self.canvas)
+            drag.setMimeData(device_mime(self.rack_id, self.shape_info.device))
+            drag.exec(Qt.DropAction.MoveAction)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        self._press = None
+        super().mouseReleaseEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        self.canvas.open_device(self.rack_id, self.shape_info.device)
+
+
+class RackRowCanvas(QGraphicsView):
+    """The racks of one row; edits go through the document."""
+
+    status_message = Signal(str)
+    # A machine to show in its own tab (double-click on a server).
+    open_machine = Signal(str)
+
+    def __init__(self, document: PlanDocument, row: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.row = row
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setAcceptDrops(True)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setBackgroundBrush(QBrush(QColor("#e9ecf1")))
+        self.racks: dict[str, _RackGeometry] = {}
+        self.items_by_device: dict[tuple[str, str], list[DeviceItem]] = {}
+        self._ghost: QGraphicsRectItem | None = None
+        self._drag: _DragInfo | None = None
+        self._fitted = False
+        document.changed.connect(self._document_changed)
+        self.rebuild()
+
+    # --- drawing ----------------------------------------------------------------------
+
+    def rack_ids(self) -> list[str]:
+        return [r.id for r in self.document.plan.racks if r.row == self.row]
+
+    def rebuild(self) -> None:
+        scene = self.scene()
+        scene.clear()
+        self._ghost = None
+        self.racks.clear()
+        self.items_by_device.clear()
+        x = 0.0
+        plan, catalog = self.document.plan, self.document.catalog
+        for rack_id in self.rack_ids():
+            rack = plan.rack(rack_id)
+            if rack is None:
+                continue
+            layout = rack_layout(plan, rack_id, catalog)
+            geometry = self._draw_rack(x, rack.name, layout, catalog.get_as(rack.part, RackPart))
+            self.racks[rack_id] = geometry
+            for shape in layout.devices:
+                self._draw_device(geometry, shape)
+            x = geometry.right_channel.right() + RACK_GAP_MM
+        if not self.racks:
+            text = scene.addSimpleText("No racks in this row yet: add one from the Rack menu.")
+            font = QFont()
+            font.setPixelSize(20)
+            text.setFont(font)
+        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-40, -40, 40, 40))
+        if not self._fitted:
+            self.fit()
+
+    def _draw_rack(self, x: float, name: str, layout: RackLayout, part: RackPart | None) -> _RackGeometry:
+        scene = self.scene()
+        height = layout.height_u * U_MM
+        top = TITLE_MM
+        left_channel = QRectF(x, top, CHANNEL_MM, height)
+        front = QRectF(x + CHANNEL_MM + RAIL_MM, top, FACE_MM, height)
+        rear = QRectF(front.right() + FACE_GAP_MM + RAIL_MM, top, FACE_MM, height)
+        right_channel = QRectF(rear.right(), top, CHANNEL_MM, height)
+        geometry = _RackGeometry(layout.rack, layout, front, rear, left_channel, right_channel)
+        outline = QRectF(left_channel.left(), top, right_channel.right() - left_channel.left(), height)
+        frame = scene.addRect(outline.adjusted(-8, -8, 8, 8), QPen(FRAME, 6), QBrush(QColor("#d7dbe2")))
+        frame.setZValue(0)
+        used = f"{layout.used_u}/{layout.height_u} U"
+        title = scene.addSimpleText(f"{name}  ·  {part.model if part else layout.part}  ·  {used}")
+        font = QFont()
+        font.setPixelSize(26)
+        font.setBold(True)
+        title.setFont(font)
+        title.setPos(outline.left(), 8)
+        small = QFont()
+        small.setPixelSize(13)
+        for face, rect in (("Front", front), ("Rear", rear)):
+            scene.addRect(rect, QPen(QColor("#9aa3ae"), 1), QBrush(FACE_FILL)).setZValue(1)
+            caption = scene.addSimpleText(face)
+            caption.setFont(small)
+            caption.setPos(rect.left(), rect.bottom() + 10)
+            for u in range(1, layout.height_u + 1):
+                y = rect.bottom() - u * U_MM
+                line = scene.addLine(rect.left(), y, rect.right(), y, QPen(QColor("#e1e4e9"), 1))
+                line.setZValue(1)
+                number = scene.addSimpleText(str(u))
+                number.setFont(small)
+                number.setBrush(QBrush(U_TEXT))
+                number.setPos(rect.left() - RAIL_MM + 8, y + (U_MM - 16) / 2)
+        for channel in (left_channel, right_channel):
+            scene.addRect(channel, QPen(QColor("#9aa3ae"), 1, Qt.PenStyle.DashLine), QBrush(QColor("#eceef2")))
+        return geometry
+
+    def _draw_device(self, geometry: _RackGeometry, shape: DeviceShape) -> None:
+        text = self._device_text(geometry.rack_id, shape)
+        key = (geometry.rack_id, shape.device)
+        items: list[DeviceItem] = []
+        if shape.position_u is None:
+            channel = geometry.left_channel if (shape.side or "left") == "left" else geometry.right_channel
+            rect = channel.adjusted(8, 20, -8, -20)
+            item = DeviceItem(self, geometry.rack_id, shape, rect, "", ghost=False)
+            item.setToolTip(text)
+            items.append(item)
+            vertical = QGraphicsSimpleTextItem(shape.name, item)
+            vertical.setBrush(QBrush(QColor("white")))
+            font = QFont()
+            font.setPixelSize(18)
+            vertical.setFont(font)
+            vertical.setRotation(-90)
+            vertical.setPos(rect.center().x() - 11, rect.center().y() + vertical.boundingRect().width() / 2)
+        else:
+            faces = ("front", "rear") if shape.is_full_depth else (shape.face,)
+            for face in faces:
+                rect = geometry.u_rect(face, shape.position_u, max(1, shape.height_u)).adjusted(2, 2, -2, -2)
+                ghost = shape.is_full_depth and face != shape.face
+                item = DeviceItem(self, geometry.rack_id, shape, rect, text.split("\n")[0], ghost)
+                item.setToolTip(text + ("\n(full depth: seen from the other face)" if ghost else ""))
+                items.append(item)
+        for item in items:
+            self.scene().addItem(item)
+        self.items_by_device[key] = items
+
+    def _device_text(self, rack_id: str, shape: DeviceShape) -> str:
+        """The device's name and key figure (GPUs and kW for a server)."""
+        plan, catalog = self.document.plan, self.document.catalog
+        rack = plan.rack(rack_id)
+        device = rack.device(shape.device) if rack else None
+        figure = f"{shape.height_u}U" if shape.height_u else "0U"
+        if device is not None and device.machine is not None:
+            machine = plan.machine(device.machine)
+            if machine is not None:
+                gpus = sum(1 for c in machine.cards if isinstance(catalog.get(c.part), Gpu))
+                power = machine_power(machine, catalog)
+                figure = f"{gpus} GPUs · {power.wall_max_w / 1000:.2f} kW"
+        elif device is not None and device.part is not None:
+            part = catalog.get(device.part)
+            if isinstance(part, Pdu):
+                figure = f"{part.voltage_v:g} V {part.input_current_a:g} A"
+                if device.feed:
+                    figure += f" · {device.feed}"
+            elif isinstance(part, NetworkSwitch):
+                figure = ", ".join(f"{g.count}x{g.speed_gbps:g}G" for g in part.ports)
+        return f"{shape.name}  ·  {figure}\n{shape.part or ''}"
+
+    def fit(self) -> None:
+        rect = self.scene().itemsBoundingRect()
+        if not rect.isEmpty():
+            self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
+            self._fitted = True
+
+    def zoom(self, factor: float) -> None:
+        self.scale(factor, factor)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        steps = event.angleDelta().y() / 120
+        if steps:
+            self.zoom(1.15**steps)
+        event.accept()
+
+    def _document_changed(self, change: ChangeSet) -> None:
+        if change.touches(Change.RACK_LAYOUT, Change.MACHINES, Change.POWER):
+            self.rebuild()
+
+    # --- dragging ---------------------------------------------------------------------
+
+    def _begin(self, data: QMimeData) -> _DragInfo | None:
+        moved = device_from_mime(data)
+        plan, catalog = self.document.plan, self.document.catalog
+        if moved is not None:
+            rack = plan.rack(moved[0])
+            device = rack.device(moved[1]) if rack else None
+            if device is None:
+                return None
+            layout = rack_layout(plan, moved[0], catalog)
+            shape = next(s for s in layout.devices if s.device == device.id)
+            return _DragInfo(None, moved[0], device.id, shape.height_u, shape.is_full_depth, shape.depth_mm)
+        part_id = part_from_mime(data)
+        part = catalog.get(part_id) if part_id else None
+        if isinstance(part, Server):
+            return _DragInfo(part.id, None, None, part.height_u, part.is_full_depth, part.depth_mm)
+        if isinstance(part, (NetworkSwitch, RackDevice)):
+            return _DragInfo(part.id, None, None, part.height_u, part.is_full_depth, part.depth_mm)
+        if isinstance(part, Pdu):
+            return _DragInfo(part.id, None, None, part.height_u, False, None)
+        return None
+
+    def _target(self, pos: QPointF) -> tuple[_RackGeometry, str, int] | None:
+        """The rack, face and bottom U a drop at ``pos`` lands on ("left"/"right" faces are side channels)."""
+        point = self.mapToScene(pos.toPoint())
+        for geometry in self.racks.values():
+            for face, rect in (
+                ("front", geometry.front),
+                ("rear", geometry.rear),
+                ("left", geometry.left_channel),
+                ("right", geometry.right_channel),
+            ):
+                if rect.adjusted(-4, -4, 4, 4).contains(point):
+                    info = self._drag
+                    height = max(1, info.height_u) if info else 1
+                    # Grab the device by its middle: the bottom U is below the cursor by half its height.
+                    u = geometry.u_at(point.y() + (height - 1) * U_MM / 2)
+                    u = max(1, min(u, geometry.layout.height_u))
+                    return geometry, face, u
+        return None
+
+    def _problem(self, geometry: _RackGeometry, face: str, u: int) -> str | None:
+        info = self._drag
+        if info is None:
+            return "nothing to drop"
+        if info.height_u == 0:
+            return None if face in ("left", "right") else "a 0U PDU goes in a side channel"
+        if face in ("left", "right"):
+            return "side channels take 0U PDUs only"
+        rack_part = self.document.catalog.get_as(geometry.layout.part, RackPart)
+        depth_limit = (rack_part.max_mounting_depth_mm or rack_part.depth_mm) if rack_part else None
+        ignore = info.device if info.rack == geometry.rack_id else None
+        return placement_problem(
+            geometry.layout,
+            height_u=info.height_u,
+            is_full_depth=info.full_depth,
+            position_u=u,
+            face=face,  # type: ignore[arg-type]
+            depth_mm=info.depth_mm,
+            rack_depth_mm=depth_limit,
+            ignore_device=ignore,
+        )
+
+    def _show_ghost(self, geometry: _RackGeometry, face: str, u: int, problem: str | None) -> None:
+        info = self._drag
+        if info is None:
+            return
+        if face in ("left", "right"):
+            channel = geometry.left_channel if face == "left" else geometry.right_channel
+            rect = channel.adjusted(4, 4, -4, -4)
+        else:
+            rect = geometry.u_rect(face, u, max(1, info.height_u))
+        if self._ghost is None:
+            self._ghost = self.scene().addRect(rect)
+            self._ghost.setZValue(10)
+        self._ghost.setRect(rect)
+        self._ghost.setBrush(QBrush(OK_GHOST if problem is None else BAD_GHOST))
+        self._ghost.setPen(QPen(QColor("#1d2330"), 2, Qt.PenStyle.DashLine))
+
+    def _clear_ghost(self) -> None:
+        if self._ghost is not None:
+            self.scene().removeItem(self._ghost)
+            self._ghost = None
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        self._drag = self._begin(event.mimeData())
+        event.setAccepted(self._drag is not None)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        target = self._target(event.position()) if self._drag else None
+        if target is None:
+            self._clear_ghost()
+            event.ignore()
+            return
+        geometry, face, u = target
+        problem = self._problem(geometry, face, u)
+        self._show_ghost(geometry, face, u, problem)
+        where = f"{face} side channel" if face in ("left", "right") else f"U{u} ({face})"
+        self.status_message.emit(f"Drop at {where}" if problem is None else f"Cannot mount at {where}: {problem}")
+        event.setAccepted(problem is None)
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self._clear_ghost()
+        self._drag = None
+        event.accept()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        target = self._target(event.position()) if self._drag else None
+        info = self._drag
+        self._clear_ghost()
+        self._drag = None
+        if target is None or info is None:
+            event.ignore()
+            return
+        geometry, face, u = target
+        self._drag = info
+        problem = self._problem(geometry, face, u)
+        self._drag = None
+        if problem is not None:
+            self.status_message.emit(f"Not mounted: {problem}")
+            event.ignore()
+            return
+        done = self._apply_drop(info, geometry.rack_id, face, u)
+        event.setAccepted(done)
+
+    def _apply_drop(self, info: _DragInfo, rack_id: str, face: str, u: int) -> bool:
+        doc = self.document
+        catalog = doc.catalog
+        side = face if face in ("left", "right") else None
+        position = None if side else u
+        mount_face = "rear" if side else face
+        if info.device is not None and info.rack is not None:
+            kwargs: dict[str, object] = {"rack": info.rack, "device": info.device}
+            if side:
+                kwargs["side"] = side
+            else:
+                kwargs.update(position_u=position, face=mount_face)
+            if rack_id != info.rack:
+                kwargs["to_rack"] = rack_id
+            return doc.apply(edits.move_device, **kwargs) is not None
+        part = catalog.get(info.part or "")
+        if part is None:
+            return False
+        if isinstance(part, Server):
+            stack = doc.undo_stack
+            stack.beginMacro(f"Mount a new {part.model}")
+            added = doc.apply(edits.add_machine, name=part.model, server=part.id, catalog=catalog)
+            mounted = None
+            if added is not None and added.machines:
+                machine_id = next(iter(added.machines))
+                name = doc.plan.machine(machine_id).name if doc.plan.machine(machine_id) else part.model  # type: ignore[union-attr]
+                mounted = doc.apply(
+                    edits.mount_device, rack=rack_id, name=name, machine=machine_id, position_u=position,
+                    face=mount_face, catalog=catalog,
+                )
+            stack.endMacro()
+            if mounted is None:
+                stack.undo()
+            return mounted is not None
+        feed = None
+        if isinstance(part, Pdu):
+            wanted = "A" if side == "left" else "B"
+            feed = next((f.id for f in doc.plan.feeds if f.side == wanted), None)
+        result = doc.apply(
+            edits.mount_device, rack=rack_id, name=part.model, part=part.id, position_u=position, face=mount_face,
+            side=side, feed=feed, catalog=catalog,
+        )
+        return result is not None
+
+    # --- keyboard, mouse, menus ---------------------------------------------------------
+
+    def selected_devices(self) -> list[tuple[str, str]]:
+        found: list[tuple[str, str]] = []
+        for item in self.scene().selectedItems():
+            if isinstance(item, DeviceItem):
+                key = (item.rack_id, item.shape_info.device)
+                if key not in found:
+                    found.append(key)
+        return found
+
+    def delete_selected(self) -> None:
+        selected = self.selected_devices()
+        if not selected:
+            return
+        stack = self.document.undo_stack
+        stack.beginMacro(f"Unmount {len(selected)} devices" if len(selected) > 1 else "Unmount device")
+        for rack_id, device_id in selected:
+            self.document.apply(edits.unmount_device, rack=rack_id, device=device_id)
+        stack.endMacro()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+            self.delete_selected()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def _rack_at(self, point: QPointF) -> str | None:
+        """The rack whose frame (title included) contains scene point ``point``."""
+        for rack_id, geometry in self.racks.items():
+            span = QRectF(geometry.left_channel.topLeft(), geometry.right_channel.bottomRight())
+            if span.adjusted(-10, -TITLE_MM, 10, 10).contains(point):
+                return rack_id
+        return None
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        rack_id = self._rack_at(self.mapToScene(event.position().toPoint()))
+        if rack_id is not None:
+            self.document.set_current_rack(rack_id)
+        super().mousePressEvent(event)
+
+    def open_device(self, rack_id: str, device_id: str) -> None:
+        rack = self.document.plan.rack(rack_id)
+        device = rack.device(device_id) if rack else None
+        if device is not None and device.machine is not None:
+            self.document.set_current_machine(device.machine)
+            self.open_machine.emit(device.machine)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        point = self.mapToScene(event.pos())
+        rack_id = self._rack_at(point)
+        menu = QMenu(self)
+        if rack_id is not None:
+            menu.addAction("Rename rack…", lambda: self.rename_rack(rack_id))
+            menu.addAction("Remove rack", lambda: self.document.apply(edits.remove_rack, rack=rack_id))
+            if self.selected_devices():
+                menu.addAction("Unmount selected", self.delete_selected)
+        if not menu.isEmpty():
+            menu.exec(event.globalPos())
+
+    def rename_rack(self, rack_id: str) -> None:
+        rack = self.document.plan.rack(rack_id)
+        if rack is None:
+            return
+        name, ok = QInputDialog.getText(self, "Rename rack", "Rack name:", text=rack.name)
+        if ok and name.strip():
+            self.document.apply(edits.rename_rack, rack=rack_id, name=name.strip())
+
+    def device_point(self, rack_id: str, u: int, face: str = "front", height_u: int = 1) -> QPointF:
+        """Viewport position of the middle of a device ``height_u`` tall at U ``u`` (for tests and tools)."""
+        geometry = self.racks[rack_id]
+        return QPointF(self.mapFromScene(geometry.u_rect(face, u, height_u).center()))
+
+    def channel_point(self, rack_id: str, side: str) -> QPointF:
+        geometry = self.racks[rack_id]
+        channel = geometry.left_channel if side == "left" else geometry.right_channel
+        return QPointF(self.mapFromScene(channel.center()))
+
+
+@dataclass
+class _DragInfo:
+    part: str | None
+    rack: str | None
+    device: str | None
+    height_u: int
+    full_depth: bool
+    depth_mm: float | None
+
+
+def rows_of(document: PlanDocument) -> list[tuple[str, str]]:
+    """(row id, row name) of the plan's rows in order, from Plan.rows when the plan has them."""
+    plan = document.plan
+    rows = getattr(plan, "rows", None)
+    if rows:
+        return [(row.id, row.name) for row in rows]
+    seen: list[str] = []
+    for rack in plan.racks:
+        if rack.row not in seen:
+            seen.append(rack.row)
+    return [(row, row) for row in seen]

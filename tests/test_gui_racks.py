@@ -1,0 +1,99 @@
+"""The rack tab: mount by dragging from the catalog, refuse collisions, move, unmount, undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.planfile import plan_to_json
+from rackplanner.core.rackpower import rack_power
+from rackplanner.gui.mime import part_mime
+from rackplanner.gui.rack_canvas import RackRowCanvas, device_mime
+from tests.conftest import EXAMPLES
+from tests.guihelpers import drop, keep, make_window, screenshot_dir
+
+COLO = EXAMPLES / "colo-rack.json"
+
+
+@pytest.fixture(autouse=True)
+def _recovery_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RACKPLANNER_RECOVERY_DIR", str(tmp_path / "recovery"))
+
+
+def _rack_tab(window: object) -> RackRowCanvas:
+    canvas = next(iter(window.row_canvases.values()))  # type: ignore[attr-defined]
+    window.tabs.setCurrentWidget(canvas)  # type: ignore[attr-defined]
+    return canvas
+
+
+def test_drag_a_server_into_a_free_u_then_undo(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
+    window = make_window(tmp_path, catalog, COLO)
+    keep(qtbot, window)
+    window.show()
+    doc = window.document
+    canvas = _rack_tab(window)
+    before = rack_power(doc.plan, "rack-1", catalog)
+    start = plan_to_json(doc.plan)
+    # The colo rack is free from U17 to U40 (four 4U servers at U1-U16, switches at U41-42).
+    point = canvas.device_point("rack-1", 20, "front", height_u=4).toPoint()
+    moved, dropped = drop(canvas, part_mime("sys-4028gr-trt2"), point)
+    assert moved and dropped
+    mounted = [d for d in doc.plan.racks[0].devices if d.position_u == 20]
+    assert len(mounted) == 1 and mounted[0].machine is not None
+    after = rack_power(doc.plan, "rack-1", catalog)
+    # A fifth server adds its wall power and four cords (two per feed).
+    assert after.load_w > before.load_w
+    assert len(after.cords) == len(before.cords) + 4
+    assert ("rack-1", mounted[0].id) in canvas.items_by_device
+    # One undo step takes both the new machine and its mounting back.
+    doc.undo_stack.undo()
+    assert plan_to_json(doc.plan) == start
+    assert rack_power(doc.plan, "rack-1", catalog).load_w == pytest.approx(before.load_w)
+
+
+def test_colliding_drop_is_refused_with_the_reason(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
+    window = make_window(tmp_path, catalog, COLO)
+    keep(qtbot, window)
+    canvas = _rack_tab(window)
+    start = plan_to_json(window.document.plan)
+    point = canvas.device_point("rack-1", 3, "front", height_u=4).toPoint()
+    moved, dropped = drop(canvas, part_mime("sys-4028gr-trt2"), point)
+    assert not moved and not dropped
+    assert plan_to_json(window.document.plan) == start
+    assert "is taken by GPU 1" in window._status.text()
+
+
+def test_move_and_unmount_devices(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
+    window = make_window(tmp_path, catalog, COLO)
+    keep(qtbot, window)
+    doc = window.document
+    canvas = _rack_tab(window)
+    # Drag the management switch from U41 down to U30.
+    point = canvas.device_point("rack-1", 30, "front").toPoint()
+    assert drop(canvas, device_mime("rack-1", "management-switch"), point)[1]
+    assert doc.plan.racks[0].device("management-switch").position_u == 30  # type: ignore[union-attr]
+    doc.undo_stack.undo()
+    assert doc.plan.racks[0].device("management-switch").position_u == 41  # type: ignore[union-attr]
+    # Select GPU 4's front item and press Delete: unmounted, one undo step restores it.
+    canvas.items_by_device[("rack-1", "gpu-4")][0].setSelected(True)
+    canvas.delete_selected()
+    assert doc.plan.racks[0].device("gpu-4") is None
+    doc.undo_stack.undo()
+    assert doc.plan.racks[0].device("gpu-4") is not None
+
+
+def test_screenshot_of_the_rack_tab(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
+    window = make_window(tmp_path, catalog, COLO)
+    keep(qtbot, window)
+    window.show()
+    canvas = _rack_tab(window)
+    canvas.fit()
+    path = screenshot_dir(tmp_path) / "rack-tab-colo.png"
+    assert window.grab().save(str(path))
+    print(f"screenshot: {path}")
+    # Four servers, two switches and two 0U PDUs drawn; full-depth servers on both faces.
+    assert len(canvas.items_by_device) == 8
+    assert len(canvas.items_by_device[("rack-1", "gpu-1")]) == 2
