@@ -97,3 +97,20 @@ def test_screenshot_of_the_rack_tab(qtbot: QtBot, tmp_path: Path, catalog: Catal
     # Four servers, two switches and two 0U PDUs drawn; full-depth servers on both faces.
     assert len(canvas.items_by_device) == 8
     assert len(canvas.items_by_device[("rack-1", "gpu-1")]) == 2
+
+
+def test_move_a_selection_together(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
+    window = make_window(tmp_path, catalog, COLO)
+    keep(qtbot, window)
+    doc = window.document
+    canvas = _rack_tab(window)
+    # Select both switches (U41 and U42) and drag the lower one to U30: they land at U30 and U31.
+    for device in ("management-switch", "hdr-leaf"):
+        canvas.items_by_device[("rack-1", device)][0].setSelected(True)
+    point = canvas.device_point("rack-1", 30, "front").toPoint()
+    assert drop(canvas, device_mime("rack-1", "management-switch"), point)[1]
+    rack = doc.plan.racks[0]
+    assert (rack.device("management-switch").position_u, rack.device("hdr-leaf").position_u) == (30, 31)  # type: ignore[union-attr]
+    doc.undo_stack.undo()
+    rack = doc.plan.racks[0]
+    assert (rack.device("management-switch").position_u, rack.device("hdr-leaf").position_u) == (41, 42)  # type: ignore[union-attr]

@@ -463,6 +463,9 @@ class RackRowCanvas(QGraphicsView):
         position = None if side else u
         mount_face = "rear" if side else face
         if info.device is not None and info.rack is not None:
+            group = [d for r, d in self.selected_devices() if r == info.rack]
+            if info.device in group and len(group) > 1 and not side and rack_id == info.rack:
+                return self._move_group(info.rack, info.device, group, u)
             kwargs: dict[str, object] = {"rack": info.rack, "device": info.device}
             if side:
                 kwargs["side"] = side
@@ -499,6 +502,28 @@ class RackRowCanvas(QGraphicsView):
             side=side, feed=feed, catalog=catalog,
         )
         return result is not None
+
+    def _move_group(self, rack_id: str, dragged: str, group: list[str], u: int) -> bool:
+        """Move selected devices together: each keeps its offset from the dragged one."""
+        rack = self.document.plan.rack(rack_id)
+        anchor = rack.device(dragged) if rack else None
+        if rack is None or anchor is None or anchor.position_u is None:
+            return False
+        delta = u - anchor.position_u
+        devices = [d for d in (rack.device(i) for i in group) if d is not None and d.position_u is not None]
+        # Move the ones furthest along the direction of travel first, so none lands on another.
+        devices.sort(key=lambda d: d.position_u or 0, reverse=delta > 0)
+        stack = self.document.undo_stack
+        stack.beginMacro(f"Move {len(devices)} devices by {delta:+d} U")
+        done = all(
+            self.document.apply(edits.move_device, rack=rack_id, device=d.id, position_u=(d.position_u or 0) + delta)
+            is not None
+            for d in devices
+        )
+        stack.endMacro()
+        if not done:
+            stack.undo()
+        return done
 
     # --- keyboard, mouse, menus ---------------------------------------------------------
 
