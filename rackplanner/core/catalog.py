@@ -148,6 +148,10 @@ def read_yaml(path: Path) -> object:
         raise CatalogError(f"{path}: refused: {exc}") from None
     except RecursionError:
         raise CatalogError(f"{path}: refused: nested too deeply") from None
+    except Exception as exc:
+        # PyYAML's constructors raise assorted errors on malformed values (a date of
+        # 2024-13-45, a "!!timestamp" that is no date); any of them means the file is bad.
+        raise CatalogError(f"{path}: not valid YAML ({type(exc).__name__}: {_first_line(str(exc))})") from None
     return data
 
 

@@ -7,11 +7,24 @@ new plan. Derived figures (loads, paths, speeds) are never stored here.
 from __future__ import annotations
 
 import re
-from typing import Literal, NewType
+from typing import Annotated, Literal, NewType
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from rackplanner.core.parts import Frozen, KebabId
+
+# Far above any real id; keeps messages that quote an id readable.
+MAX_ID_LENGTH = 100
+
+
+def _id_not_too_long(value: object) -> object:
+    if isinstance(value, str) and len(value) > MAX_ID_LENGTH:
+        raise ValueError(f"an id is at most {MAX_ID_LENGTH} characters, this one has {len(value)}")
+    return value
+
+
+# A lowercase kebab id of reasonable length: the ids of a plan's things and the part ids it names.
+PlanId = Annotated[KebabId, BeforeValidator(_id_not_too_long)]
 
 MachineId = NewType("MachineId", str)
 RackId = NewType("RackId", str)
@@ -28,8 +41,8 @@ SCHEMA_VERSION = 2
 class PlacedCard(Frozen):
     """A card (GPU, NIC, NVMe drive) in a slot of the machine's board."""
 
-    slot: KebabId
-    part: KebabId
+    slot: PlanId
+    part: PlanId
     power_limit_w: float | None = Field(default=None, gt=0)
     # Which network a NIC's ports serve; None lets the fabric infer it from the NIC's protocol.
     network: Literal["compute", "storage", "in-band"] | None = None
@@ -38,8 +51,8 @@ class PlacedCard(Frozen):
 class BridgeLink(Frozen):
     """An NVLink bridge joining the cards in two slots."""
 
-    part: KebabId
-    slots: tuple[KebabId, KebabId]
+    part: PlanId
+    slots: tuple[PlanId, PlanId]
 
     @model_validator(mode="after")
     def _two_distinct_slots(self) -> BridgeLink:
@@ -51,19 +64,19 @@ class BridgeLink(Frozen):
 class PartCount(Frozen):
     """Several identical parts: DIMMs, PSUs, drives in bays."""
 
-    part: KebabId
+    part: PlanId
     count: int = Field(ge=1, le=1024)
 
 
 class Machine(Frozen):
     """A workstation or server. A server names a catalog ``server``; a build names board and case."""
 
-    id: KebabId
+    id: PlanId
     name: str = Field(min_length=1)
-    server: KebabId | None = None
-    board: KebabId | None = None
-    chassis: KebabId | None = None
-    cpu: KebabId | None = None
+    server: PlanId | None = None
+    board: PlanId | None = None
+    chassis: PlanId | None = None
+    cpu: PlanId | None = None
     cpu_count: int = Field(default=1, ge=1, le=8)
     memory: list[PartCount] = Field(default_factory=list)
     psus: list[PartCount] = Field(default_factory=list)
@@ -97,14 +110,14 @@ class MountedDevice(Frozen):
     (vertical PDUs) have no position and sit in a side channel instead.
     """
 
-    id: KebabId
+    id: PlanId
     name: str = Field(min_length=1)
-    machine: KebabId | None = None
-    part: KebabId | None = None
+    machine: PlanId | None = None
+    part: PlanId | None = None
     position_u: int | None = Field(default=None, ge=1)
     face: Literal["front", "rear"] = "front"
     side: Literal["left", "right"] | None = None
-    feed: KebabId | None = None
+    feed: PlanId | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> MountedDevice:
@@ -118,15 +131,15 @@ class MountedDevice(Frozen):
 class Row(Frozen):
     """A row of racks in the room; racks name it by ``id``, people see its ``name``."""
 
-    id: KebabId
+    id: PlanId
     name: str = Field(min_length=1)
 
 
 class Rack(Frozen):
-    id: KebabId
+    id: PlanId
     name: str = Field(min_length=1)
-    part: KebabId
-    row: KebabId = "row-1"
+    part: PlanId
+    row: PlanId = "row-1"
     devices: list[MountedDevice] = Field(default_factory=list)
 
     def device(self, device_id: str) -> MountedDevice | None:
@@ -136,7 +149,7 @@ class Rack(Frozen):
 class Feed(Frozen):
     """A circuit from the facility: the receptacle a PDU plugs into."""
 
-    id: KebabId
+    id: PlanId
     name: str = Field(min_length=1)
     side: Literal["A", "B"]
     phases: Literal[1, 3]
@@ -147,11 +160,11 @@ class Feed(Frozen):
 class OutletAssignment(Frozen):
     """A user's override: PSU ``psu_index`` of ``device`` plugs into an outlet of ``pdu``."""
 
-    rack: KebabId
-    device: KebabId
+    rack: PlanId
+    device: PlanId
     psu_index: int = Field(ge=0)
-    pdu: KebabId
-    outlet_group: KebabId
+    pdu: PlanId
+    outlet_group: PlanId
 
 
 class Plan(Frozen):
@@ -162,7 +175,7 @@ class Plan(Frozen):
     rows: list[Row] = Field(default_factory=list)
     racks: list[Rack] = Field(default_factory=list)
     feeds: list[Feed] = Field(default_factory=list)
-    price_overrides_usd: dict[KebabId, float] = Field(default_factory=dict)
+    price_overrides_usd: dict[PlanId, float] = Field(default_factory=dict)
     outlet_assignments: list[OutletAssignment] = Field(default_factory=list)
 
     @model_validator(mode="after")
