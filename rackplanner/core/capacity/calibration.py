@@ -67,6 +67,7 @@ class ErrorTable(BaseModel):
 
 
 def load_points(path: Path) -> list[MeasuredPoint]:
+    """The measured points of a CSV; InputError names the line of a bad row."""
     with path.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     points = []
@@ -83,12 +84,14 @@ def load_points(path: Path) -> list[MeasuredPoint]:
 
 
 def hardware_of(point: MeasuredPoint, catalog: Catalog) -> Hardware:
+    """The point's hardware: CPU sockets (at the measured memory speed) or GPUs."""
     if catalog.get_as(point.hardware, Cpu) is not None:
         return from_cpu(catalog, point.hardware, point.count, mem_speed_mts=point.mem_mts)
     return from_gpu(catalog, point.hardware, point.count)
 
 
 def evaluate(points: list[MeasuredPoint], catalog: Catalog) -> ErrorTable:
+    """Estimate every point's setup and compare with its measured value."""
     rows = []
     for point in points:
         est = estimate(
@@ -108,6 +111,7 @@ def evaluate(points: list[MeasuredPoint], catalog: Catalog) -> ErrorTable:
 
 
 def format_table(table: ErrorTable) -> str:
+    """One line per point (measured, estimate, relative error) and the median and worst."""
     lines = [f"{'point':<30} {'metric':<8} {'measured':>10} {'estimate':>10} {'error':>8}"]
     for row in table.rows:
         metric = "decode" if row.point.metric.startswith("decode") else "prefill"

@@ -61,6 +61,7 @@ class Estimate(BaseModel):
 
 
 def get_model(catalog: Catalog, model_id: str) -> LlmModel:
+    """The catalog LLM with this id, or InputError listing the known ids."""
     model = catalog.get_as(model_id, LlmModel)
     if model is None:
         known = ", ".join(sorted(m.id for m in catalog.of_kind(LlmModel)))

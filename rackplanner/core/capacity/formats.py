@@ -238,6 +238,7 @@ def get_format(format_id: str) -> WeightFormat:
 
 
 def kv_element_bytes(kv_precision: str) -> float:
+    """Bytes per cached K or V value at this precision (fp16 2, fp8 1, q8_0 1.0625)."""
     try:
         return KV_CACHE_BYTES[kv_precision.lower()]
     except KeyError:

@@ -52,6 +52,7 @@ def _check_count(count: int, what: str) -> None:
 
 
 def gpu_class(gpu: Gpu) -> DeviceClass:
+    """The calibration class of a GPU: GeForce-like consumer cards, workstation or datacenter."""
     if gpu.product_line in ("geforce", "radeon", "arc"):
         return "geforce"
     if gpu.product_line == "workstation":

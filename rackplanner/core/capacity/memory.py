@@ -45,6 +45,7 @@ class MemoryFit:
 
 
 def check_positive(name: str, value: int) -> None:
+    """InputError unless ``value`` is a positive whole number."""
     if value < 1:
         raise InputError(f"{name} must be a positive whole number (got {value})")
 

@@ -47,6 +47,7 @@ RUNTIMES: dict[str, Runtime] = {
 
 
 def get_runtime(runtime_id: str) -> Runtime:
+    """The runtime with this id, or InputError listing the known ids."""
     runtime = RUNTIMES.get(runtime_id.lower())
     if runtime is None:
         raise InputError(f"unknown runtime {runtime_id!r} (known: {', '.join(RUNTIMES)})")

@@ -3,7 +3,8 @@
 One decode step reads the active weights once for the whole batch plus every sequence's
 KV cache, and does 2 FLOP per active parameter per sequence: its time is the larger of
 the memory time and the compute time (the roofline), plus the runtime's fixed costs and,
-under tensor parallelism, two all-reduces per layer over the link between the GPUs.
+under tensor parallelism, two all-reduces per layer over the link between the GPUs; under
+pipeline parallelism the stages work on different micro-batches at once.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rackplanner.core.parts import LlmModel
 
 
 def decode_bw_efficiency(hw: Hardware) -> float:
+    """Achieved share of memory bandwidth while decoding, by device kind."""
     if hw.kind == "cpu":
         return k.CPU_DECODE_BW_EFFICIENCY
     if hw.kind == "soc":
@@ -28,6 +30,7 @@ def decode_bw_efficiency(hw: Hardware) -> float:
 
 
 def prefill_tflops_efficiency(hw: Hardware, runtime: Runtime) -> float:
+    """Achieved share of dense TFLOP/s, by device class (llama.cpp) or for the servers."""
     if runtime.split != "layer" and hw.kind == "gpu":
         return k.TP_SERVER_PREFILL_TFLOPS_EFFICIENCY
     return k.PREFILL_TFLOPS_EFFICIENCY[hw.device_class]
@@ -150,6 +153,7 @@ def decode_step_s(s: SpeedInputs, batch: int, context: int) -> float:
 
 
 def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
+    """Generated tokens per second over a batch of ``batch`` sequences."""
     return batch / decode_step_s(s, batch, context)
 
 

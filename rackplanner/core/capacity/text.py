@@ -61,6 +61,7 @@ def resolve_hardware(
 
 
 def estimate_json(est: Estimate) -> dict[str, Any]:
+    """The estimate as JSON data, the README's stable fields first."""
     data = est.model_dump(mode="json")
     return {**{key: data[key] for key in STABLE_FIELDS}, **data}
 
@@ -70,6 +71,7 @@ def _rate(value: float | None, unit: str = "tokens/s") -> str:
 
 
 def format_estimate(est: Estimate) -> str:
+    """The estimate as the text report ``rackplanner estimate`` prints."""
     lines = [
         f"{est.model} as {est.format} ({est.bits_per_weight:.2f} bits/weight) on {est.hardware}, {est.runtime}",
         f"  batch {est.batch}, context {est.context:,} tokens, KV cache {est.kv_cache_precision}",
@@ -120,6 +122,7 @@ def format_estimate(est: Estimate) -> str:
 
 
 def format_capacity_table(hw: Hardware, rows: list[TableRow], context: int) -> str:
+    """The catalog table as text, one model and format a line."""
     width = max([len(r.model) for r in rows] + [5])
     lines = [
         f"{hw.label}: models that fit at context {context:,} (or the model's maximum)",

@@ -104,6 +104,7 @@ class TrainingLimits(BaseModel):
 def memory_per_gpu_gb(
     model: LlmModel, method: Method, gpus: int, *, seq: int, micro_batch: int, recompute: Recompute
 ) -> float:
+    """Weights, optimizer state (sharded per ``method``), adapters and activations per GPU."""
     params = total_params(model)
     state = state_bytes_per_param(method, gpus) * params
     if method in ("lora", "qlora"):
