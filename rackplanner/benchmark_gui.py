@@ -80,6 +80,48 @@ def main() -> None:
         )
         doc.undo_stack.setClean()
         window.close()
+        _row_figures(catalog, settings)
+
+
+def _row_figures(catalog: object, settings: object) -> None:
+    """Opening and painting a generated 50-rack row (400 servers) and one move in a 10-rack row."""
+    from PySide6.QtWidgets import QApplication
+
+    from rackplanner.core import edits
+    from rackplanner.core.generate import generate_row
+    from rackplanner.gui.main_window import open_window
+
+    app = QApplication.instance()
+    assert app is not None
+    for racks in (10, 50):
+        plan = generate_row(racks, seed=1)
+        start = time.perf_counter()
+        window = open_window(catalog, plan, None, settings)  # type: ignore[arg-type]
+        window.resize(1366, 768)
+        window.show()
+        canvas = next(iter(window.row_canvases.values()))
+        window.tabs.setCurrentWidget(canvas)
+        QApplication.processEvents()
+        window.repaint()
+        opened = time.perf_counter() - start
+        print(f"open and paint a {racks}-rack row ({len(plan.machines)} servers): {opened:.2f} s")
+        if racks == 10:
+            doc = window.document
+            times = []
+            for n in range(11):
+                start = time.perf_counter()
+                doc.apply(edits.move_device, rack="rack-01", device="mgmt", position_u=33 + n % 2)
+                QApplication.processEvents()
+                window.repaint()
+                times.append(time.perf_counter() - start)
+            print(
+                f"move a switch in the 10-rack row -> every dock and the row repainted: "
+                f"median {statistics.median(times) * 1000:.1f} ms"
+            )
+            doc.undo_stack.setClean()
+        window.close()
+        window.deleteLater()
+        QApplication.processEvents()
 
 
 if __name__ == "__main__":

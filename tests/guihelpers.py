@@ -43,11 +43,13 @@ def keep(qtbot: QtBot, window: MainWindow) -> None:
 
 def board_point(canvas: MachineCanvas) -> QPoint:
     """A point on the board away from every slot (its title corner)."""
+    canvas.ensure_built()
     return canvas.mapFromScene(canvas.board_rect.topLeft() + QPointF(6, 4))
 
 
 def slot_point(canvas: MachineCanvas, slot_id: str) -> QPoint:
     """The viewport position of a slot's centre."""
+    canvas.ensure_built()
     return canvas.mapFromScene(canvas.slot_items[slot_id].sceneBoundingRect().center())
 
 

@@ -25,6 +25,7 @@ from PySide6.QtGui import (
     QMouseEvent,
     QPainter,
     QPen,
+    QShowEvent,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -176,12 +177,23 @@ class MachineCanvas(QGraphicsView):
         self.scene().selectionChanged.connect(self._scene_selection_changed)
         document.changed.connect(self._document_changed)
         document.selection_changed.connect(self._select_slots)
-        self.rebuild()
+        # Built when first shown: a plan of hundreds of servers must not draw every board at start.
+        self._dirty = True
+
+    def ensure_built(self) -> None:
+        """Draw the board now if it has not been drawn since the last change."""
+        if self._dirty:
+            self.rebuild()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self.ensure_built()
+        super().showEvent(event)
 
     # --- drawing -----------------------------------------------------------------------
 
     def rebuild(self) -> None:
         """Redraw the board and cards from the plan."""
+        self._dirty = False
         self._syncing = True
         scene = self.scene()
         scene.clear()
@@ -333,7 +345,10 @@ class MachineCanvas(QGraphicsView):
         if change.touches(Change.MACHINES, Change.TOPOLOGY) and (
             not change.machines or self.machine_id in change.machines
         ):
-            self.rebuild()
+            if self.isVisible():
+                self.rebuild()
+            else:
+                self._dirty = True
 
     def _scene_selection_changed(self) -> None:
         if self._syncing:
@@ -390,6 +405,7 @@ class MachineCanvas(QGraphicsView):
         return None
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        self.ensure_built()
         data = event.mimeData()
         card = card_from_mime(data)
         if card is not None and card["machine"] == self.machine_id:

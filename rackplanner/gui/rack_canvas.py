@@ -32,6 +32,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QApplication,
     QGraphicsItem,
+    QGraphicsLineItem,
     QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsSceneMouseEvent,
@@ -186,6 +187,9 @@ class RackRowCanvas(QGraphicsView):
         self.items_by_device: dict[tuple[str, str], list[DeviceItem]] = {}
         self._ghost: QGraphicsRectItem | None = None
         self._drag: _DragInfo | None = None
+        self._containers: dict[str, QGraphicsRectItem] = {}
+        self._rack_machines: dict[str, set[str]] = {}
+        self._parent: QGraphicsItem | None = None
         self._fitted = False
         document.changed.connect(self._document_changed)
         self.rebuild()
@@ -196,23 +200,18 @@ class RackRowCanvas(QGraphicsView):
         return [r.id for r in self.document.plan.racks if r.row == self.row]
 
     def rebuild(self) -> None:
+        """Redraw every rack of the row."""
         scene = self.scene()
         scene.clear()
         self._ghost = None
         self.racks.clear()
         self.items_by_device.clear()
+        self._containers.clear()
+        self._rack_machines.clear()
         x = 0.0
-        plan, catalog = self.document.plan, self.document.catalog
         for rack_id in self.rack_ids():
-            rack = plan.rack(rack_id)
-            if rack is None:
-                continue
-            layout = rack_layout(plan, rack_id, catalog)
-            geometry = self._draw_rack(x, rack.name, layout, catalog.get_as(rack.part, RackPart))
-            self.racks[rack_id] = geometry
-            for shape in layout.devices:
-                self._draw_device(geometry, shape)
-            x = geometry.right_channel.right() + RACK_GAP_MM
+            if self._draw_whole_rack(rack_id, x):
+                x = self.racks[rack_id].right_channel.right() + RACK_GAP_MM
         if not self.racks:
             text = scene.addSimpleText("No racks in this row yet: add one from the Rack menu.")
             font = QFont()
@@ -222,8 +221,61 @@ class RackRowCanvas(QGraphicsView):
         if not self._fitted:
             self.fit()
 
+    def refresh_racks(self, rack_ids: set[str]) -> None:
+        """Redraw only these racks in place (the others keep their items)."""
+        for rack_id in rack_ids:
+            geometry = self.racks.get(rack_id)
+            if geometry is None:
+                continue
+            container = self._containers.pop(rack_id, None)
+            if container is not None:
+                self.scene().removeItem(container)
+            for key in [k for k in self.items_by_device if k[0] == rack_id]:
+                del self.items_by_device[key]
+            self._draw_whole_rack(rack_id, geometry.left_channel.left())
+
+    def _draw_whole_rack(self, rack_id: str, x: float) -> bool:
+        plan, catalog = self.document.plan, self.document.catalog
+        rack = plan.rack(rack_id)
+        if rack is None:
+            return False
+        container = QGraphicsRectItem()
+        container.setPen(QPen(Qt.PenStyle.NoPen))
+        self.scene().addItem(container)
+        self._containers[rack_id] = container
+        self._rack_machines[rack_id] = {d.machine for d in rack.devices if d.machine}
+        self._parent = container
+        try:
+            layout = rack_layout(plan, rack_id, catalog)
+            geometry = self._draw_rack(x, rack.name, layout, catalog.get_as(rack.part, RackPart))
+            self.racks[rack_id] = geometry
+            for shape in layout.devices:
+                self._draw_device(geometry, shape)
+        finally:
+            self._parent = None
+        return True
+
+    def _add(self, item: QGraphicsItem) -> QGraphicsItem:
+        if self._parent is not None:
+            item.setParentItem(self._parent)
+        else:
+            self.scene().addItem(item)
+        return item
+
+    def _rect(self, rect: QRectF, pen: QPen, brush: QBrush) -> QGraphicsRectItem:
+        item = QGraphicsRectItem(rect)
+        item.setPen(pen)
+        item.setBrush(brush)
+        self._add(item)
+        return item
+
+    def _text(self, text: str, font: QFont) -> QGraphicsSimpleTextItem:
+        item = QGraphicsSimpleTextItem(text)
+        item.setFont(font)
+        self._add(item)
+        return item
+
     def _draw_rack(self, x: float, name: str, layout: RackLayout, part: RackPart | None) -> _RackGeometry:
-        scene = self.scene()
         height = layout.height_u * U_MM
         top = TITLE_MM
         left_channel = QRectF(x, top, CHANNEL_MM, height)
@@ -232,32 +284,30 @@ class RackRowCanvas(QGraphicsView):
         right_channel = QRectF(rear.right(), top, CHANNEL_MM, height)
         geometry = _RackGeometry(layout.rack, layout, front, rear, left_channel, right_channel)
         outline = QRectF(left_channel.left(), top, right_channel.right() - left_channel.left(), height)
-        frame = scene.addRect(outline.adjusted(-8, -8, 8, 8), QPen(FRAME, 6), QBrush(QColor("#d7dbe2")))
-        frame.setZValue(0)
+        self._rect(outline.adjusted(-8, -8, 8, 8), QPen(FRAME, 6), QBrush(QColor("#d7dbe2"))).setZValue(0)
         used = f"{layout.used_u}/{layout.height_u} U"
-        title = scene.addSimpleText(f"{name}  ·  {part.model if part else layout.part}  ·  {used}")
         font = QFont()
         font.setPixelSize(26)
         font.setBold(True)
-        title.setFont(font)
+        title = self._text(f"{name}  ·  {part.model if part else layout.part}  ·  {used}", font)
         title.setPos(outline.left(), 8)
         small = QFont()
         small.setPixelSize(13)
         for face, rect in (("Front", front), ("Rear", rear)):
-            scene.addRect(rect, QPen(QColor("#9aa3ae"), 1), QBrush(FACE_FILL)).setZValue(1)
-            caption = scene.addSimpleText(face)
-            caption.setFont(small)
+            self._rect(rect, QPen(QColor("#9aa3ae"), 1), QBrush(FACE_FILL)).setZValue(1)
+            caption = self._text(face, small)
             caption.setPos(rect.left(), rect.bottom() + 10)
             for u in range(1, layout.height_u + 1):
                 y = rect.bottom() - u * U_MM
-                line = scene.addLine(rect.left(), y, rect.right(), y, QPen(QColor("#e1e4e9"), 1))
+                line = QGraphicsLineItem(rect.left(), y, rect.right(), y)
+                line.setPen(QPen(QColor("#e1e4e9"), 1))
                 line.setZValue(1)
-                number = scene.addSimpleText(str(u))
-                number.setFont(small)
+                self._add(line)
+                number = self._text(str(u), small)
                 number.setBrush(QBrush(U_TEXT))
                 number.setPos(rect.left() - RAIL_MM + 8, y + (U_MM - 16) / 2)
         for channel in (left_channel, right_channel):
-            scene.addRect(channel, QPen(QColor("#9aa3ae"), 1, Qt.PenStyle.DashLine), QBrush(QColor("#eceef2")))
+            self._rect(channel, QPen(QColor("#9aa3ae"), 1, Qt.PenStyle.DashLine), QBrush(QColor("#eceef2")))
         return geometry
 
     def _draw_device(self, geometry: _RackGeometry, shape: DeviceShape) -> None:
@@ -286,7 +336,7 @@ class RackRowCanvas(QGraphicsView):
                 item.setToolTip(text + ("\n(full depth: seen from the other face)" if ghost else ""))
                 items.append(item)
         for item in items:
-            self.scene().addItem(item)
+            self._add(item)
         self.items_by_device[key] = items
 
     def _device_text(self, rack_id: str, shape: DeviceShape) -> str:
@@ -327,7 +377,18 @@ class RackRowCanvas(QGraphicsView):
         event.accept()
 
     def _document_changed(self, change: ChangeSet) -> None:
-        if change.touches(Change.RACK_LAYOUT, Change.MACHINES, Change.POWER):
+        if not change.touches(Change.RACK_LAYOUT, Change.MACHINES, Change.POWER):
+            return
+        plan = self.document.plan
+        same_racks = self.rack_ids() == list(self.racks)
+        touched = set(change.racks) | {
+            r.id for r in plan.racks if any(d.machine in change.machines for d in r.devices if d.machine)
+        }
+        # A machine that was in a rack before the change (removed, or moved out) redraws that rack too.
+        touched |= {rack for rack, machines in self._rack_machines.items() if machines & change.machines}
+        if same_racks and (change.racks or change.machines):
+            self.refresh_racks(touched & set(self.racks))
+        else:
             self.rebuild()
 
     # --- dragging ---------------------------------------------------------------------
