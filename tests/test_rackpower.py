@@ -144,3 +144,14 @@ def test_only_the_touched_rack_recomputes(cat: Catalog) -> None:
     first = rack_power(plan, "r1", cat)
     moved = edits.mount_device(plan, rack="r2", name="Other", part="test-load-2kva", position_u=1, catalog=cat).plan
     assert rack_power(moved, "r1", cat) is first
+
+
+def test_plugging_a_pdu_into_the_other_feed(cat: Catalog) -> None:
+    plan = mount_loads(rack_with_pdus(cat, "apc-ap8881", voltage_v=400, phases=3, breaker_a=16), cat, 2)
+    # Both PDUs on feed A: every cord is on one feed, so losing it loses both loads.
+    plan = edits.set_device_feed(plan, rack="r1", device="pdu-b", feed="feed-a").plan
+    power = rack_power(plan, "r1", cat)
+    assert {f.code for f in power.findings} >= {"single-feed"}
+    assert set(power.scenario("feed-a-failed").unpowered) == {"load-1", "load-2"}
+    with pytest.raises(edits.EditRefused):
+        edits.set_device_feed(plan, rack="r1", device="pdu-b", feed="no-such-feed")

@@ -602,6 +602,23 @@ def add_feed(
     )
 
 
+def set_device_feed(plan: Plan, *, rack: str, device: str, feed: str | None) -> EditResult:
+    """Plug a mounted PDU into a feed (or unplug it with None)."""
+    old_rack = _rack(plan, rack)
+    old = old_rack.device(device)
+    if old is None:
+        raise EditRefused(f"rack {old_rack.name} has no device {device!r}")
+    if feed is not None and not any(f.id == feed for f in plan.feeds):
+        raise EditRefused(f"feed {feed!r} is not in the plan")
+    if old.feed == feed:
+        raise EditRefused(f"{old.name} is already on {feed or 'no feed'}")
+    moved = old.model_copy(update={"feed": feed})
+    new_rack = old_rack.model_copy(update={"devices": [moved if d.id == device else d for d in old_rack.devices]})
+    label = f"Plug {old.name} into {feed}" if feed else f"Unplug {old.name}"
+    changes = frozenset({Change.POWER, Change.OUTLETS})
+    return EditResult(_replace_rack(plan, new_rack), changes, label, racks=frozenset({rack}))
+
+
 def remove_feed(plan: Plan, *, feed: str) -> EditResult:
     """Remove a feed; PDUs plugged into it are left unplugged."""
     if not any(f.id == feed for f in plan.feeds):
