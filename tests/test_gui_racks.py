@@ -114,3 +114,45 @@ def test_move_a_selection_together(qtbot: QtBot, tmp_path: Path, catalog: Catalo
     doc.undo_stack.undo()
     rack = doc.plan.racks[0]
     assert (rack.device("management-switch").position_u, rack.device("hdr-leaf").position_u) == (41, 42)  # type: ignore[union-attr]
+
+
+def test_plan_a_colo_rack_from_nothing(
+    qtbot: QtBot, tmp_path: Path, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rackplanner.gui.feed_dialog import FeedDialog
+
+    window = make_window(tmp_path, catalog, None)
+    keep(qtbot, window)
+    window.show()
+    doc = window.document
+    rack_label = catalog.get("apc-ar3300").label  # type: ignore[union-attr]
+    monkeypatch.setattr("PySide6.QtWidgets.QInputDialog.getItem", lambda *a, **k: (rack_label, True))
+    window.add_rack()
+    monkeypatch.setattr(FeedDialog, "exec", lambda self: FeedDialog.DialogCode.Accepted)
+    window.add_feed()  # the dialog's defaults: Feed A, 400 V 3-phase, 32 A
+    window.add_feed()  # then Feed B
+    assert [(f.side, f.voltage_v, f.breaker_a) for f in doc.plan.feeds] == [("A", 400, 32), ("B", 400, 32)]
+    canvas = _rack_tab(window)
+    rack_id = doc.plan.racks[0].id
+    for u in (1, 5):
+        point = canvas.device_point(rack_id, u, "front", height_u=4).toPoint()
+        assert drop(canvas, part_mime("sys-4028gr-trt2"), point)[1]
+    assert drop(canvas, part_mime("mellanox-qm8700"), canvas.device_point(rack_id, 42).toPoint())[1]
+    for side in ("left", "right"):
+        assert drop(canvas, part_mime("apc-ap8886"), canvas.channel_point(rack_id, side).toPoint())[1]
+    pdus = {d.side: d.feed for d in doc.plan.racks[0].devices if d.part == "apc-ap8886"}
+    assert pdus == {"left": "feed-a", "right": "feed-b"}
+    power = rack_power(doc.plan, rack_id, catalog)
+    # Two servers with four PSUs each (2+2) and a switch with two: ten cords, five per feed.
+    assert len(power.cords) == 10
+    feed_of = {d.id: d.feed for d in doc.plan.racks[0].devices if d.part == "apc-ap8886"}
+    servers = [d.id for d in doc.plan.racks[0].devices if d.machine is not None]
+    assert len(servers) == 2
+    for device in servers:
+        feeds = sorted(feed_of[c.pdu] or "" for c in power.cords if c.device == device)
+        assert feeds == ["feed-a", "feed-a", "feed-b", "feed-b"]  # PSU 1 and 3 on A, 2 and 4 on B
+    normal, failed = power.scenario("normal"), power.scenario("feed-a-failed")
+    assert failed.load_w == pytest.approx(normal.load_w)
+    surviving = next(p for p in failed.pdus if p.alive)
+    assert surviving.load_va == pytest.approx(power.load_va)
+    assert not [f for f in power.findings if f.severity == "error"]

@@ -33,6 +33,7 @@ from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
 from rackplanner.gui import recovery
 from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.feed_dialog import FeedDialog
 from rackplanner.gui.machine_canvas import MachineCanvas
 from rackplanner.gui.mime import part_from_mime
 from rackplanner.gui.rack_canvas import RackRowCanvas, rows_of
@@ -146,6 +147,7 @@ class MainWindow(QMainWindow):
         edit_menu.addAction(self.delete_action)
         rack_menu = self.menuBar().addMenu("&Rack")
         rack_menu.addAction(self._action("&Add Rack…", self.add_rack, "Ctrl+Shift+R", "Add a rack to the row"))
+        rack_menu.addAction(self._action("Add &Feed…", self.add_feed, tip="Add a facility circuit for PDUs"))
         self.view_menu = self.menuBar().addMenu("&View")
         for action in (self.fit_action, self.zoom_in_action, self.zoom_out_action):
             self.view_menu.addAction(action)
@@ -310,7 +312,7 @@ class MainWindow(QMainWindow):
                 self.show_row(rack.row)
 
     def _document_changed(self, change: ChangeSet) -> None:
-        if change.touches(Change.MACHINES, Change.DOCUMENT):
+        if change.touches(Change.MACHINES, Change.DOCUMENT, Change.RACK_LAYOUT):
             self._rebuild_tabs()
         self._update_title()
         self._burst_timer.start()
@@ -350,6 +352,11 @@ class MainWindow(QMainWindow):
                                 catalog=self.document.catalog)
         else:
             canvas.configure_with(part_id)
+
+    def add_feed(self) -> None:
+        dialog = FeedDialog({f.side for f in self.document.plan.feeds}, self)
+        if dialog.exec() == FeedDialog.DialogCode.Accepted:
+            self.document.apply(edits.add_feed, **dialog.values())
 
     def _delete(self) -> None:
         widget = self.tabs.currentWidget()

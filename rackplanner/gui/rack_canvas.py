@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 
 from PySide6.QtCore import QMimeData, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (
@@ -639,6 +640,11 @@ class RackRowCanvas(QGraphicsView):
         point = self.mapToScene(event.pos())
         rack_id = self._rack_at(point)
         menu = QMenu(self)
+        item = self.itemAt(event.pos())
+        while item is not None and not isinstance(item, DeviceItem):
+            item = item.parentItem()
+        if isinstance(item, DeviceItem) and item.shape_info.kind == "pdu":
+            self._feed_menu(menu, item.rack_id, item.shape_info.device)
         if rack_id is not None:
             menu.addAction("Rename rack…", lambda: self.rename_rack(rack_id))
             menu.addAction("Remove rack", lambda: self.document.apply(edits.remove_rack, rack=rack_id))
@@ -646,6 +652,23 @@ class RackRowCanvas(QGraphicsView):
                 menu.addAction("Unmount selected", self.delete_selected)
         if not menu.isEmpty():
             menu.exec(event.globalPos())
+
+    def _feed_menu(self, menu: QMenu, rack_id: str, device_id: str) -> None:
+        """"Plug into" entries for a PDU: each feed of the plan, or none."""
+        plug = menu.addMenu("Plug into feed")
+        rack = self.document.plan.rack(rack_id)
+        device = rack.device(device_id) if rack else None
+        for feed in self.document.plan.feeds:
+            action = plug.addAction(f"{feed.name} (side {feed.side}, {feed.voltage_v:g} V {feed.breaker_a:g} A)")
+            action.setCheckable(True)
+            action.setChecked(device is not None and device.feed == feed.id)
+            action.triggered.connect(partial(self._plug, rack_id, device_id, feed.id))
+        unplug = plug.addAction("No feed")
+        unplug.triggered.connect(partial(self._plug, rack_id, device_id, None))
+        menu.addSeparator()
+
+    def _plug(self, rack_id: str, device_id: str, feed_id: str | None) -> None:
+        self.document.apply(edits.set_device_feed, rack=rack_id, device=device_id, feed=feed_id)
 
     def rename_rack(self, rack_id: str) -> None:
         rack = self.document.plan.rack(rack_id)
