@@ -1,0 +1,382 @@
+"""Power cords of the current rack: which PDU outlet group each PSU uses, and a combo to pin another.
+
+The core assigns cords automatically; choosing an outlet group pins the cord there
+(``edits.set_outlet_assignment``), choosing "Auto" removes the pin. Every figure comes
+from ``rackplanner.core.rackpower.rack_power``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDockWidget,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rackplanner.core import edits
+from rackplanner.core.edits import Change
+from rackplanner.core.parts import Pdu
+from rackplanner.core.rackpower import OUTLET_FOR_INLET, CordAssignment, RackPower
+from rackplanner.gui.colors import SEVERITY_COLORS
+from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.power_dock import (
+    OVER_COLOUR,
+    TIGHT_COLOUR,
+    UNBALANCED_PERCENT,
+    current_rack_power,
+    short_connector,
+    touches_rack,
+)
+
+COLUMNS = ["Device", "PSU", "PDU outlet group", "Line", "Outlet", "Set"]
+DEVICE, PSU, OUTLET_GROUP, LINE, OUTLET, HOW = range(len(COLUMNS))
+
+CORD_CHANGES = (Change.POWER, Change.OUTLETS, Change.RACK_LAYOUT)
+# Findings about cords and outlets (the line and breaker loads are the power dock's).
+CORD_FINDINGS = frozenset(
+    {
+        "no-free-outlet",
+        "outlet-unavailable",
+        "stale-assignment",
+        "not-redundant",
+        "psus-cannot-carry",
+        "unpowered",
+        "inlet-unknown",
+        "pdu-no-feed",
+        "pdu-outlets-unknown",
+        "single-feed",
+    }
+)
+# Lines within this of the heaviest line count as the heaviest too (equal loads print alike).
+SAME_LOAD_A = 0.05
+
+
+@dataclass(frozen=True)
+class Cord:
+    """One row: a PSU cord of a device, where the core plugged it (None: no outlet found)."""
+
+    device: str
+    device_name: str
+    psu_index: int
+    outlet_type: str
+    assignment: CordAssignment | None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An entry of the outlet combo: a PDU outlet group, or "Auto" (pdu None)."""
+
+    pdu: str | None
+    outlet_group: str | None
+    text: str
+    enabled: bool = True
+
+
+class ConnectionsDock(QDockWidget):
+    """Every power cord in the current rack and the outlet group it uses; a combo pins another."""
+
+    def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
+        super().__init__("Power connections", parent)
+        self.setObjectName("connections-dock")
+        self._document = document
+        self._dirty = True
+        self.power: RackPower | None = None
+        self.cords: list[Cord] = []
+        self.choices: list[list[Choice]] = []
+        self.combos: list[QComboBox] = []
+
+        self.balance = QLabel()
+        self.balance.setWordWrap(True)
+        self.balance.setTextFormat(Qt.TextFormat.RichText)
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setWordWrap(False)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setShowGrid(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 12)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(OUTLET_GROUP, QHeaderView.ResizeMode.Stretch)
+
+        self.findings_title = QLabel("Findings about cords")
+        self.findings = QListWidget()
+        self.findings.setWordWrap(True)
+        self.findings.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.findings.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.balance)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.findings_title)
+        layout.addWidget(self.findings)
+        self.setWidget(body)
+
+        document.changed.connect(self._on_changed)
+        document.current_rack_changed.connect(self._on_rack_changed)
+        document.reset.connect(self._on_rack_changed)
+        self.visibilityChanged.connect(self._on_visibility_changed)
+        self.refresh()
+
+    # --- handlers --------------------------------------------------------------------
+
+    def _on_changed(self, change: ChangeSet) -> None:
+        if touches_rack(self._document, change, CORD_CHANGES):
+            self._refresh_when_visible()
+
+    def _on_rack_changed(self, *_args: object) -> None:
+        self._refresh_when_visible()
+
+    def _on_visibility_changed(self, visible: bool) -> None:
+        if visible and self._dirty:
+            self.refresh()
+
+    def _refresh_when_visible(self) -> None:
+        self._dirty = True
+        if self.isVisible():
+            self.refresh()
+
+    def _on_activated(self, row: int, index: int) -> None:
+        if row >= len(self.cords) or index >= len(self.choices[row]):
+            return
+        cord, choice = self.cords[row], self.choices[row][index]
+        current = cord.assignment
+        pinned = current is not None and current.manual
+        if choice.pdu is None:
+            if not pinned:
+                return
+        elif (
+            pinned and current is not None and (current.pdu, current.outlet_group) == (choice.pdu, choice.outlet_group)
+        ):
+            return
+        self._document.apply(
+            edits.set_outlet_assignment,
+            rack=self._document.current_rack,
+            device=cord.device,
+            psu_index=cord.psu_index,
+            pdu=choice.pdu,
+            outlet_group=choice.outlet_group,
+            catalog=self._document.catalog,
+        )
+
+    # --- content ---------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        self._dirty = False
+        power = current_rack_power(self._document)
+        self.power = power
+        if power is None:
+            self.cords, self.choices = [], []
+            self._fill_table()
+            self.balance.setText("No rack" if not self._document.plan.racks else "No rack selected")
+            self.findings.clear()
+            return
+        by_key = {(c.device, c.psu_index): c for c in power.cords}
+        self.cords = [
+            Cord(
+                device=consumer.device,
+                device_name=consumer.name,
+                psu_index=index,
+                outlet_type=OUTLET_FOR_INLET.get(inlet, "iec-60320-c13"),
+                assignment=by_key.get((consumer.device, index)),
+            )
+            for consumer in power.consumers
+            for index, inlet in enumerate(consumer.inlets)
+        ]
+        self.choices = [self._choices_for(power, cord) for cord in self.cords]
+        # Only cords that carry load are worth moving to even the lines.
+        loaded = {c.device for c in power.consumers if c.wall_va > 0}
+        self._fill_table(self._heaviest_lines(power), loaded)
+        self._show_balance(power)
+        self._show_findings(power)
+
+    def _choices_for(self, power: RackPower, cord: Cord) -> list[Choice]:
+        current = cord.assignment
+        auto = "Auto"
+        if current is not None and not current.manual:
+            auto = f"Auto: {self._group_text(power, current.pdu, current.outlet_group)}"
+        elif current is None:
+            auto = "Auto: no free outlet"
+        choices = [Choice(None, None, auto)]
+        used: Counter[tuple[str, str, str]] = Counter((c.pdu, c.outlet_group, c.outlet_type) for c in power.cords)
+        for pdu_id, part in self._pdus(power):
+            for group in part.outlet_groups:
+                total = group.outlets.get(cord.outlet_type, 0)  # type: ignore[call-overload]
+                free = total - used[(pdu_id, group.id, cord.outlet_type)]
+                here = current is not None and (current.pdu, current.outlet_group) == (pdu_id, group.id)
+                text = f"{self._group_text(power, pdu_id, group.id)}: {free} {short_connector(cord.outlet_type)} free"
+                choices.append(Choice(pdu_id, group.id, text, enabled=free > 0 or here))
+        return choices
+
+    def _pdus(self, power: RackPower) -> list[tuple[str, Pdu]]:
+        if not power.scenarios:
+            return []
+        result = []
+        for load in power.scenarios[0].pdus:
+            part = self._document.catalog.get_as(load.part, Pdu)
+            if part is not None:
+                result.append((load.pdu, part))
+        return result
+
+    @staticmethod
+    def _pdu_name(power: RackPower, pdu_id: str) -> str:
+        if not power.scenarios:
+            return pdu_id
+        return next((p.name for p in power.scenarios[0].pdus if p.pdu == pdu_id), pdu_id)
+
+    def _group_text(self, power: RackPower, pdu_id: str, group_id: str) -> str:
+        line = ""
+        for pid, part in self._pdus(power):
+            if pid == pdu_id:
+                line = next((g.line for g in part.outlet_groups if g.id == group_id), "")
+        return f"{self._pdu_name(power, pdu_id)} {group_id}" + (f" ({line})" if line else "")
+
+    @staticmethod
+    def unbalanced(power: RackPower) -> list[str]:
+        """PDU ids whose lines are unbalanced in normal operation (over UNBALANCED_PERCENT)."""
+        if not power.scenarios:
+            return []
+        return [p.pdu for p in power.scenario("normal").pdus if p.imbalance_percent > UNBALANCED_PERCENT]
+
+    def _heaviest_lines(self, power: RackPower) -> set[tuple[str, str]]:
+        """(PDU, line) pairs carrying the most current on an unbalanced PDU: where a cord should move from."""
+        heavy: set[tuple[str, str]] = set()
+        if not power.scenarios:
+            return heavy
+        flagged = set(self.unbalanced(power))
+        for pdu in power.scenario("normal").pdus:
+            if pdu.pdu not in flagged or not pdu.lines:
+                continue
+            top = max(line.current_a for line in pdu.lines)
+            heavy |= {(pdu.pdu, line.line) for line in pdu.lines if line.current_a >= top - SAME_LOAD_A}
+        return heavy
+
+    def _fill_table(self, heavy: set[tuple[str, str]] | None = None, loaded: set[str] | None = None) -> None:
+        heavy = heavy or set()
+        loaded = loaded or set()
+        table = self.table
+        header = table.horizontalHeader()
+        if len(self.combos) != len(self.cords):
+            # Rows are rebuilt only when the number of cords changes; otherwise the combos are reused,
+            # so a combo is never deleted while its own signal is being handled.
+            table.setRowCount(0)
+            table.setRowCount(len(self.cords))
+            self.combos = []
+            for row in range(len(self.cords)):
+                combo = QComboBox()
+                combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+                combo.activated.connect(lambda index, r=row: self._on_activated(r, index))
+                table.setCellWidget(row, OUTLET_GROUP, combo)
+                self.combos.append(combo)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        highlight = QColor(TIGHT_COLOUR)
+        highlight.setAlpha(70)
+        for row, cord in enumerate(self.cords):
+            current = cord.assignment
+            cells = [
+                QTableWidgetItem(cord.device_name),
+                QTableWidgetItem(str(cord.psu_index + 1)),
+                QTableWidgetItem(""),
+                QTableWidgetItem(current.line if current else "–"),
+                QTableWidgetItem(short_connector(cord.outlet_type)),
+                QTableWidgetItem(("pinned" if current.manual else "auto") if current else "no outlet"),
+            ]
+            cells[PSU].setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+            if current is not None and current.manual:
+                font = QFont(cells[HOW].font())
+                font.setBold(True)
+                cells[HOW].setFont(font)
+                cells[HOW].setToolTip("Set by hand; choose Auto in the combo to let the planner choose again")
+            if current is None:
+                cells[HOW].setForeground(OVER_COLOUR)
+                cells[HOW].setToolTip("No free outlet of this type on a PDU in this rack")
+            if current is not None and (current.pdu, current.line) in heavy and cord.device in loaded:
+                cells[LINE].setBackground(highlight)
+                cells[LINE].setToolTip(
+                    f"The most loaded line of {self._pdu_name(self.power, current.pdu) if self.power else ''}, "
+                    "whose phases are unbalanced; a cord moved to its lightest line evens them"
+                )
+            for column, cell in enumerate(cells):
+                table.setItem(row, column, cell)
+            self._fill_combo(self.combos[row], self.choices[row], current)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(OUTLET_GROUP, QHeaderView.ResizeMode.Stretch)
+
+    @staticmethod
+    def _fill_combo(combo: QComboBox, choices: list[Choice], current: CordAssignment | None) -> None:
+        combo.blockSignals(True)
+        combo.clear()
+        selected = 0
+        for index, choice in enumerate(choices):
+            combo.addItem(choice.text)
+            if not choice.enabled:
+                model = combo.model()
+                assert isinstance(model, QStandardItemModel)
+                item = model.item(index)
+                item.setEnabled(False)
+                item.setToolTip("No free outlet of this type in this group")
+            if (
+                current is not None
+                and current.manual
+                and (choice.pdu, choice.outlet_group) == (current.pdu, current.outlet_group)
+            ):
+                selected = index
+        combo.setCurrentIndex(selected)
+        combo.setToolTip("Auto lets the planner choose; an outlet group pins the cord there")
+        combo.blockSignals(False)
+
+    def _show_balance(self, power: RackPower) -> None:
+        if not power.scenarios or not power.scenarios[0].pdus:
+            self.balance.setText(f"<b>{power.name}</b>: no PDU in this rack, so no cord can be plugged in.")
+            return
+        parts = [f"<b>{power.name}</b>, normal operation:"]
+        flagged = set(self.unbalanced(power))
+        for pdu in power.scenario("normal").pdus:
+            lines = ", ".join(f"{line.line} {line.current_a:.1f} A" for line in pdu.lines)
+            text = f"{pdu.name}: {lines}, imbalance {pdu.imbalance_percent:.0f}%"
+            if pdu.pdu in flagged:
+                text = (
+                    f'<span style="color:{SEVERITY_COLORS["warning"].name()}">{text}: phases unbalanced '
+                    f"(over {UNBALANCED_PERCENT:.0f}%)</span>"
+                )
+            parts.append(text)
+        if flagged:
+            parts.append(
+                "Marked lines: the most loaded line of an unbalanced PDU; "
+                "plug a loaded cord into the lightest line to even them."
+            )
+        self.balance.setText("<br>".join(parts))
+
+    def _show_findings(self, power: RackPower) -> None:
+        self.findings.clear()
+        for finding in power.findings:
+            if finding.code not in CORD_FINDINGS:
+                continue
+            item = QListWidgetItem(finding.message)
+            item.setForeground(SEVERITY_COLORS.get(finding.severity, QColor("#1f2328")))
+            item.setToolTip(f"{finding.severity}: {finding.code}")
+            self.findings.addItem(item)
+        if self.findings.count() == 0:
+            self.findings.addItem(QListWidgetItem("No findings about cords."))
+        # As tall as its first few entries, so an empty list does not take the dock's space.
+        shown = range(min(self.findings.count(), 6))
+        height = sum(max(self.findings.sizeHintForRow(i), self.fontMetrics().height()) for i in shown)
+        self.findings.setFixedHeight(height + 2 * self.findings.frameWidth() + 4)
