@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QStandardItemModel, QWheelEvent
+from PySide6.QtWidgets import QApplication, QComboBox
 from pytestqt.qtbot import QtBot
 
 from rackplanner.core.catalog import Catalog
@@ -169,3 +169,23 @@ def test_empty_plan(qtbot: QtBot, catalog: Catalog) -> None:
     assert dock.balance.text() == "No rack"
     document.replace(load_plan(EXAMPLES / "colo-rack.json", catalog), None)
     assert dock.table.rowCount() == 20
+
+
+def test_the_mouse_wheel_does_not_replug_cords(colo: tuple[PlanDocument, ConnectionsDock]) -> None:
+    document, dock = colo
+    combo = dock.combos[0]
+    centre = QPointF(combo.rect().center())
+    wheel = QWheelEvent(
+        centre,
+        QPointF(combo.mapToGlobal(combo.rect().center())),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(combo, wheel)
+    assert combo.currentIndex() == 0
+    assert document.plan.outlet_assignments == []
+    assert document.undo_stack.count() == 0

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QStandardItemModel
+from PySide6.QtGui import QColor, QFont, QStandardItemModel, QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -85,6 +85,13 @@ class Choice:
     enabled: bool = True
 
 
+class OutletCombo(QComboBox):
+    """The outlet choice of one cord; the mouse wheel scrolls the table instead of re-plugging cords."""
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        event.ignore()
+
+
 class ConnectionsDock(QDockWidget):
     """Every power cord in the current rack and the outlet group it uses; a combo pins another."""
 
@@ -96,7 +103,7 @@ class ConnectionsDock(QDockWidget):
         self.power: RackPower | None = None
         self.cords: list[Cord] = []
         self.choices: list[list[Choice]] = []
-        self.combos: list[QComboBox] = []
+        self.combos: list[OutletCombo] = []
 
         self.balance = QLabel()
         self.balance.setWordWrap(True)
@@ -281,7 +288,7 @@ class ConnectionsDock(QDockWidget):
             table.setRowCount(len(self.cords))
             self.combos = []
             for row in range(len(self.cords)):
-                combo = QComboBox()
+                combo = OutletCombo()
                 combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
                 combo.activated.connect(lambda index, r=row: self._on_activated(r, index))
                 table.setCellWidget(row, OUTLET_GROUP, combo)
