@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from rackplanner.core import edits
 from rackplanner.core.edits import Change
-from rackplanner.core.parts import Pdu
+from rackplanner.core.parts import OutletGroup, Pdu
 from rackplanner.core.rackpower import OUTLET_FOR_INLET, CordAssignment, RackPower
 from rackplanner.gui.colors import SEVERITY_COLORS
 from rackplanner.gui.document import ChangeSet, PlanDocument
@@ -37,6 +37,7 @@ from rackplanner.gui.power_dock import (
     TIGHT_COLOUR,
     UNBALANCED_PERCENT,
     current_rack_power,
+    same_cell,
     short_connector,
     touches_rack,
 )
@@ -104,6 +105,9 @@ class ConnectionsDock(QDockWidget):
         self.cords: list[Cord] = []
         self.choices: list[list[Choice]] = []
         self.combos: list[OutletCombo] = []
+        self._finding_texts: list[tuple[str, str, str]] | None = None
+        # What each row was last filled from, so unchanged rows are left alone.
+        self._row_keys: list[object] = []
 
         self.balance = QLabel()
         self.balance.setWordWrap(True)
@@ -208,53 +212,54 @@ class ConnectionsDock(QDockWidget):
             for consumer in power.consumers
             for index, inlet in enumerate(consumer.inlets)
         ]
-        self.choices = [self._choices_for(power, cord) for cord in self.cords]
+        groups = self._group_texts(power)
+        used: Counter[tuple[str, str, str]] = Counter((c.pdu, c.outlet_group, c.outlet_type) for c in power.cords)
+        self.choices = [self._choices_for(power, cord, groups, used) for cord in self.cords]
         # Only cords that carry load are worth moving to even the lines.
         loaded = {c.device for c in power.consumers if c.wall_va > 0}
         self._fill_table(self._heaviest_lines(power), loaded)
         self._show_balance(power)
         self._show_findings(power)
 
-    def _choices_for(self, power: RackPower, cord: Cord) -> list[Choice]:
+    def _group_texts(self, power: RackPower) -> list[tuple[str, OutletGroup, str]]:
+        """Every outlet group of every PDU in the rack with its label, e.g. ("pdu-a", l1, "PDU A l1 (L1)")."""
+        if not power.scenarios:
+            return []
+        groups = []
+        for load in power.scenarios[0].pdus:
+            part = self._document.catalog.get_as(load.part, Pdu)
+            for group in part.outlet_groups if part else []:
+                groups.append((load.pdu, group, f"{load.name} {group.id} ({group.line})"))
+        return groups
+
+    @staticmethod
+    def _choices_for(
+        power: RackPower,
+        cord: Cord,
+        groups: list[tuple[str, OutletGroup, str]],
+        used: Counter[tuple[str, str, str]],
+    ) -> list[Choice]:
         current = cord.assignment
+        texts = {(pdu, group.id): text for pdu, group, text in groups}
         auto = "Auto"
         if current is not None and not current.manual:
-            auto = f"Auto: {self._group_text(power, current.pdu, current.outlet_group)}"
+            auto = "Auto: " + texts.get((current.pdu, current.outlet_group), f"{current.pdu} {current.outlet_group}")
         elif current is None:
             auto = "Auto: no free outlet"
         choices = [Choice(None, None, auto)]
-        used: Counter[tuple[str, str, str]] = Counter((c.pdu, c.outlet_group, c.outlet_type) for c in power.cords)
-        for pdu_id, part in self._pdus(power):
-            for group in part.outlet_groups:
-                total = group.outlets.get(cord.outlet_type, 0)  # type: ignore[call-overload]
-                free = total - used[(pdu_id, group.id, cord.outlet_type)]
-                here = current is not None and (current.pdu, current.outlet_group) == (pdu_id, group.id)
-                text = f"{self._group_text(power, pdu_id, group.id)}: {free} {short_connector(cord.outlet_type)} free"
-                choices.append(Choice(pdu_id, group.id, text, enabled=free > 0 or here))
+        for pdu_id, group, label in groups:
+            total = group.outlets.get(cord.outlet_type, 0)  # type: ignore[call-overload]
+            free = total - used[(pdu_id, group.id, cord.outlet_type)]
+            here = current is not None and (current.pdu, current.outlet_group) == (pdu_id, group.id)
+            text = f"{label}: {free} {short_connector(cord.outlet_type)} free"
+            choices.append(Choice(pdu_id, group.id, text, enabled=free > 0 or here))
         return choices
-
-    def _pdus(self, power: RackPower) -> list[tuple[str, Pdu]]:
-        if not power.scenarios:
-            return []
-        result = []
-        for load in power.scenarios[0].pdus:
-            part = self._document.catalog.get_as(load.part, Pdu)
-            if part is not None:
-                result.append((load.pdu, part))
-        return result
 
     @staticmethod
     def _pdu_name(power: RackPower, pdu_id: str) -> str:
         if not power.scenarios:
             return pdu_id
         return next((p.name for p in power.scenarios[0].pdus if p.pdu == pdu_id), pdu_id)
-
-    def _group_text(self, power: RackPower, pdu_id: str, group_id: str) -> str:
-        line = ""
-        for pid, part in self._pdus(power):
-            if pid == pdu_id:
-                line = next((g.line for g in part.outlet_groups if g.id == group_id), "")
-        return f"{self._pdu_name(power, pdu_id)} {group_id}" + (f" ({line})" if line else "")
 
     @staticmethod
     def unbalanced(power: RackPower) -> list[str]:
@@ -280,24 +285,31 @@ class ConnectionsDock(QDockWidget):
         heavy = heavy or set()
         loaded = loaded or set()
         table = self.table
-        header = table.horizontalHeader()
         if len(self.combos) != len(self.cords):
             # Rows are rebuilt only when the number of cords changes; otherwise the combos are reused,
             # so a combo is never deleted while its own signal is being handled.
             table.setRowCount(0)
             table.setRowCount(len(self.cords))
             self.combos = []
+            self._row_keys = [None] * len(self.cords)
             for row in range(len(self.cords)):
                 combo = OutletCombo()
                 combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
                 combo.activated.connect(lambda index, r=row: self._on_activated(r, index))
                 table.setCellWidget(row, OUTLET_GROUP, combo)
                 self.combos.append(combo)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         highlight = QColor(TIGHT_COLOUR)
         highlight.setAlpha(70)
+        if len(self._row_keys) != len(self.cords):
+            self._row_keys = [None] * len(self.cords)
         for row, cord in enumerate(self.cords):
             current = cord.assignment
+            marked = current is not None and (current.pdu, current.line) in heavy and cord.device in loaded
+            key = (cord, marked, self.choices[row])
+            if self._row_keys[row] == key:
+                # Nothing this row shows changed (most rows after a load change elsewhere).
+                continue
+            self._row_keys[row] = key
             cells = [
                 QTableWidgetItem(cord.device_name),
                 QTableWidgetItem(str(cord.psu_index + 1)),
@@ -315,17 +327,17 @@ class ConnectionsDock(QDockWidget):
             if current is None:
                 cells[HOW].setForeground(OVER_COLOUR)
                 cells[HOW].setToolTip("No free outlet of this type on a PDU in this rack")
-            if current is not None and (current.pdu, current.line) in heavy and cord.device in loaded:
+            if marked and current is not None:
                 cells[LINE].setBackground(highlight)
                 cells[LINE].setToolTip(
                     f"The most loaded line of {self._pdu_name(self.power, current.pdu) if self.power else ''}, "
                     "whose phases are unbalanced; a cord moved to its lightest line evens them"
                 )
             for column, cell in enumerate(cells):
-                table.setItem(row, column, cell)
+                old = table.item(row, column)
+                if old is None or not same_cell(old, cell):
+                    table.setItem(row, column, cell)
             self._fill_combo(self.combos[row], self.choices[row], current)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(OUTLET_GROUP, QHeaderView.ResizeMode.Stretch)
 
     @staticmethod
     def _fill_combo(combo: QComboBox, choices: list[Choice], current: CordAssignment | None) -> None:
@@ -373,6 +385,10 @@ class ConnectionsDock(QDockWidget):
         self.balance.setText("<br>".join(parts))
 
     def _show_findings(self, power: RackPower) -> None:
+        texts = [(f.message, str(f.severity), f.code) for f in power.findings if f.code in CORD_FINDINGS]
+        if texts == self._finding_texts:
+            return
+        self._finding_texts = texts
         self.findings.clear()
         for finding in power.findings:
             if finding.code not in CORD_FINDINGS:
@@ -386,4 +402,6 @@ class ConnectionsDock(QDockWidget):
         # As tall as its first few entries, so an empty list does not take the dock's space.
         shown = range(min(self.findings.count(), 6))
         height = sum(max(self.findings.sizeHintForRow(i), self.fontMetrics().height()) for i in shown)
-        self.findings.setFixedHeight(height + 2 * self.findings.frameWidth() + 4)
+        height += 2 * self.findings.frameWidth() + 4
+        if self.findings.height() != height:
+            self.findings.setFixedHeight(height)

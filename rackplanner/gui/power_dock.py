@@ -129,7 +129,7 @@ def fill_table(table: QTableWidget, rows: list[list[QTableWidgetItem]]) -> None:
     for row, cells in enumerate(rows):
         for column, cell in enumerate(cells):
             old = table.item(row, column)
-            if old is not None and _same_cell(old, cell):
+            if old is not None and same_cell(old, cell):
                 continue
             table.setItem(row, column, cell)
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -137,7 +137,7 @@ def fill_table(table: QTableWidget, rows: list[list[QTableWidgetItem]]) -> None:
     fit_table_height(table)
 
 
-def _same_cell(old: QTableWidgetItem, new: QTableWidgetItem) -> bool:
+def same_cell(old: QTableWidgetItem, new: QTableWidgetItem) -> bool:
     return (
         old.text() == new.text()
         and old.toolTip() == new.toolTip()
