@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from rackplanner.core.cache import ContentCache
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.estimate import DEFAULT_RUNTIME, TableRow, capacity_table
-from rackplanner.core.capacity.formats import WeightFormat, get_format
+from rackplanner.core.capacity.formats import FORMATS, WeightFormat, get_format
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.capacity.memory import memory_fit
 from rackplanner.core.capacity.runtime import get_runtime
@@ -222,7 +222,9 @@ def rack_capacity_table(
                 order.append(key)
             found[key].append(row)
     result = []
-    for key in sorted(order):
+    # Model by model, formats in their usual order (as capacity_table lists them).
+    rank = {f: i for i, f in enumerate(FORMATS)}
+    for key in sorted(order, key=lambda mf: (mf[0], rank.get(mf[1], len(rank)))):
         rows = found[key]
         decode = [r.decode_tokens_per_s for r in rows if r.decode_tokens_per_s is not None]
         prefill = [r.prefill_tokens_per_s for r in rows if r.prefill_tokens_per_s is not None]

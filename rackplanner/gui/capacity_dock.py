@@ -1,0 +1,706 @@
+"""LLM capacity of the current machine or rack: models × formats that fit, decode against batch, training."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import pyqtgraph as pg
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QComboBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QRadioButton,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rackplanner.core.capacity import constants as k
+from rackplanner.core.capacity.curves import (
+    CURVE_MAX_BATCH,
+    BatchCurve,
+    RackRow,
+    TrainingPlan,
+    cached_capacity_table,
+    decode_curve,
+    rack_capacity_table,
+    rack_hardware,
+    training_plan,
+)
+from rackplanner.core.capacity.estimate import DEFAULT_RUNTIME, TableRow
+from rackplanner.core.capacity.formats import FORMATS
+from rackplanner.core.capacity.hardware import Hardware, from_machine
+from rackplanner.core.capacity.runtime import RUNTIMES
+from rackplanner.core.capacity.training import LORA_RANK, Method
+from rackplanner.core.edits import Change
+from rackplanner.core.errors import InputError
+from rackplanner.core.parts import LlmModel
+from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.summary_dock import CONTEXT_TOKENS, short_model
+
+pg.setConfigOptions(background="w", foreground="k", antialias=True)
+
+# (model id, format id) of a row, and the value its column sorts by.
+KEY_ROLE = Qt.ItemDataRole.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+
+CURVE_COLOUR = QColor("#1f5fbf")
+KNEE_COLOUR = QColor("#b8690f")
+CEILING_COLOUR = QColor("#6b7280")
+NO_ROOM_BRUSH = QColor(200, 60, 50, 28)
+
+METHOD_LABELS: dict[Method, str] = {
+    "ddp": "Full AdamW, replicated (DDP)",
+    "zero-1": "Full AdamW, ZeRO-1",
+    "zero-2": "Full AdamW, ZeRO-2",
+    "fsdp": "Full AdamW, sharded (FSDP)",
+    "lora": f"LoRA (FP16 base, rank {LORA_RANK})",
+    "qlora": "QLoRA (NF4 base)",
+}
+
+MACHINE, RACK = 0, 1
+DEFAULT_TOKENS_B = 10.0
+
+
+def format_label(format_id: str) -> str:
+    fmt = FORMATS.get(format_id)
+    if fmt is None:
+        return format_id
+    text = short_model(fmt.label).removeprefix("llama.cpp ").removeprefix("bitsandbytes ")
+    return text.replace(" 4-bit, group ", " g").replace(", double quantization", " DQ")
+
+
+def rate(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+class CapacityModel(QAbstractTableModel):
+    """Rows of ``capacity_table`` (one machine) or ``rack_capacity_table`` (a rack), as the core gives them."""
+
+    # Speeds first: they are what the table is read for; memory details follow.
+    COLUMNS: ClassVar[list[str]] = [
+        "Model",
+        "Format",
+        "Decode t/s",
+        "Best batch t/s",
+        "Prefill t/s",
+        "GB",
+        "In RAM",
+        "Max ctx",
+        "Machines",
+    ]
+    TIPS: ClassVar[list[str]] = [
+        "Catalog model",
+        "Weight format",
+        "Decode tokens/s for one request (batch 1); on a rack, the fastest machine's",
+        "Decode tokens/s over all sequences at the best batch memory allows; on a rack, summed over the machines",
+        "Prompt tokens/s (512-token prompt); on a rack, one machine's",
+        "Memory used (weights, KV cache at the context, activations, runtime overhead); on a rack, per machine",
+        "Share of the weights llama.cpp keeps in system RAM and runs on the CPU",
+        "Longest context memory holds at batch 1",
+        "Machines of the rack that hold the model in this format",
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[TableRow | RackRow] = []
+        self.rack = False
+        self._labels: dict[str, str] = {}
+
+    def set_rows(self, rows: list[TableRow] | list[RackRow], rack: bool, labels: dict[str, str]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.rack = rack
+        self._labels = labels
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.TIPS[section]
+        return None
+
+    def _values(self, row: TableRow | RackRow) -> list[tuple[str, Any]]:
+        offload = f"{row.offload_fraction:.0%}" if row.offload_fraction else "–"
+        machines = f"{row.machines_fitting} of {row.machines}" if isinstance(row, RackRow) else "1"
+        label = self._labels.get(row.model, row.model)
+        return [
+            (label, label.lower()),
+            (format_label(row.format), list(FORMATS).index(row.format) if row.format in FORMATS else 99),
+            (rate(row.decode_tokens_per_s), row.decode_tokens_per_s or 0.0),
+            (rate(row.best_batch_tokens_per_s), row.best_batch_tokens_per_s or 0.0),
+            (rate(row.prefill_tokens_per_s, 0), row.prefill_tokens_per_s or 0.0),
+            (f"{row.total_gb:,.1f}", row.total_gb),
+            (offload, row.offload_fraction),
+            (f"{row.max_context:,}", row.max_context),
+            (machines, row.machines_fitting if isinstance(row, RackRow) else 1),
+        ]
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._values(row)[column][0]
+        if role == SORT_ROLE:
+            return self._values(row)[column][1]
+        if role == KEY_ROLE:
+            return (row.model, row.format)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            fmt = FORMATS.get(row.format)
+            return f"{self._labels.get(row.model, row.model)} ({row.model}), {fmt.label if fmt else row.format}"
+        return None
+
+
+class CapacityDock(QDockWidget):
+    """What the current machine, or the whole current rack, runs and trains, from the capacity core."""
+
+    def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
+        super().__init__("Capacity", parent)
+        self.setObjectName("capacity-dock")
+        self._document = document
+        self._dirty = True
+        self.context = CONTEXT_TOKENS
+        # What is shown: the hardware the rows were computed on, the curve and the training plan.
+        self.hardware: list[Hardware] = []
+        self.curve: BatchCurve | None = None
+        self.training: TrainingPlan | None = None
+        self._rack_machines: set[str] = set()
+
+        # --- scope and runtime
+        self.machine_button = QRadioButton("This machine")
+        self.rack_button = QRadioButton("Whole rack")
+        self.machine_button.setChecked(True)
+        self.scope = QButtonGroup(self)
+        self.scope.addButton(self.machine_button, MACHINE)
+        self.scope.addButton(self.rack_button, RACK)
+        self.runtime = QComboBox()
+        for runtime in RUNTIMES.values():
+            self.runtime.addItem(runtime.label, runtime.id)
+        self.runtime.setCurrentIndex(list(RUNTIMES).index(DEFAULT_RUNTIME))
+        self.runtime.setToolTip(
+            "Inference runtime: a layer split holds bigger models, tensor parallelism decodes faster"
+        )
+        controls = QHBoxLayout()
+        controls.addWidget(self.machine_button)
+        controls.addWidget(self.rack_button)
+        controls.addStretch(1)
+        controls.addWidget(self.runtime)
+
+        self.title = QLabel()
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        self.title.setWordWrap(True)
+        self.scope_note = _note()
+
+        # --- table
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter models and formats")
+        self.filter.setClearButtonEnabled(True)
+        self.model = CapacityModel()
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.proxy.setFilterKeyColumn(-1)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.setShowGrid(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        self.table_note = _note()
+
+        # --- plot
+        self.plot_title = QLabel()
+        self.plot_title.setWordWrap(True)
+        self.plot = pg.PlotWidget()
+        self.plot.setMinimumHeight(160)
+        item = self.plot.getPlotItem()
+        item.setLogMode(x=True, y=False)
+        item.showGrid(x=True, y=True, alpha=0.25)
+        item.setLabel("bottom", "batch (sequences decoded together)")
+        item.setLabel("left", "decode tokens/s")
+        # Powers of two: pyqtgraph's own log ticks crowd into each other at dock width.
+        ticks = [(math.log10(2**i), str(2**i)) for i in range(int(math.log2(CURVE_MAX_BATCH)) + 1)]
+        item.getAxis("bottom").setTicks([ticks, []])
+        item.setMouseEnabled(x=False, y=False)
+        item.hideButtons()
+        item.setMenuEnabled(False)
+        self.curve_item = item.plot([], [], pen=pg.mkPen(CURVE_COLOUR, width=2))
+        self.knee_line = pg.InfiniteLine(
+            angle=90,
+            pen=pg.mkPen(KNEE_COLOUR, width=1.5, style=Qt.PenStyle.DashLine),
+            label="",
+            labelOpts={"position": 0.12, "color": KNEE_COLOUR, "anchors": [(0, 1), (0, 1)]},
+        )
+        self.ceiling_line = pg.InfiniteLine(
+            angle=0,
+            pen=pg.mkPen(CEILING_COLOUR, width=1, style=Qt.PenStyle.DotLine),
+            label="",
+            labelOpts={"position": 0.04, "color": CEILING_COLOUR, "anchors": [(0, 1), (0, 1)]},
+        )
+        self.no_room = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(NO_ROOM_BRUSH), pen=pg.mkPen(None))
+        for extra in (self.no_room, self.knee_line, self.ceiling_line):
+            item.addItem(extra, ignoreBounds=True)
+        self.plot_note = _note()
+
+        # --- training
+        self.training_box = QGroupBox("Training")
+        self.training_summary = _label()
+        self.methods = QTableWidget(0, 4)
+        method_tips = [
+            "",
+            "This model's weights, gradients, optimizer state and activations per GPU, with full recomputation",
+            "",
+            "Largest model whose weights and optimizer state fit the GPUs (activations aside)",
+        ]
+        for column, (title, tip) in enumerate(
+            zip(["Method", "GB per GPU", "Fits", "Largest model"], method_tips, strict=True)
+        ):
+            header_item = QTableWidgetItem(title)
+            header_item.setToolTip(tip)
+            self.methods.setHorizontalHeaderItem(column, header_item)
+        self.methods.verticalHeader().setVisible(False)
+        self.methods.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.methods.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.methods.setShowGrid(False)
+        self.methods.setAlternatingRowColors(True)
+        self.methods.setWordWrap(False)
+        self.methods.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.methods.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        methods_header = self.methods.horizontalHeader()
+        methods_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2, 3):
+            methods_header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.tokens = QDoubleSpinBox()
+        self.tokens.setDecimals(1)
+        self.tokens.setRange(0.1, 100_000.0)
+        self.tokens.setValue(DEFAULT_TOKENS_B)
+        self.tokens.setSuffix(" B tokens")
+        self.tokens.setToolTip("Tokens to train on, in billions (6 × parameters × tokens FLOP)")
+        self.mfu = QDoubleSpinBox()
+        self.mfu.setDecimals(0)
+        self.mfu.setRange(1, 100)
+        self.mfu.setValue(k.DEFAULT_MFU * 100)
+        self.mfu.setSuffix(" % MFU")
+        self.mfu.setToolTip("Model FLOP utilisation: the share of the GPUs' dense TFLOP/s the run achieves")
+        run_row = QHBoxLayout()
+        run_row.addWidget(QLabel("Train on"))
+        run_row.addWidget(self.tokens)
+        run_row.addWidget(QLabel("at"))
+        run_row.addWidget(self.mfu)
+        run_row.addStretch(1)
+        self.train_time = _label()
+        self.interruptions = _label()
+        training_layout = QVBoxLayout(self.training_box)
+        training_layout.addWidget(self.training_summary)
+        training_layout.addWidget(self.methods)
+        training_layout.addLayout(run_row)
+        training_layout.addWidget(self.train_time)
+        training_layout.addWidget(self.interruptions)
+
+        # --- layout: table | plot | training, the user sets the split
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(6, 6, 6, 0)
+        top_layout.addLayout(controls)
+        top_layout.addWidget(self.title)
+        top_layout.addWidget(self.scope_note)
+        top_layout.addWidget(self.filter)
+        top_layout.addWidget(self.table, 1)
+        top_layout.addWidget(self.table_note)
+        middle = QWidget()
+        middle_layout = QVBoxLayout(middle)
+        middle_layout.setContentsMargins(6, 0, 6, 0)
+        middle_layout.addWidget(self.plot_title)
+        middle_layout.addWidget(self.plot, 1)
+        middle_layout.addWidget(self.plot_note)
+        bottom = QWidget()
+        bottom_layout = QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(6, 0, 6, 6)
+        bottom_layout.addWidget(self.training_box)
+        bottom_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(bottom)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        for widget in (top, middle, scroll):
+            self.splitter.addWidget(widget)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 2)
+        self.splitter.setSizes([340, 270, 290])
+        container = QWidget()
+        container_layout = QVBoxLayout(container)
+        container_layout.setContentsMargins(0, 0, 0, 0)
+        container_layout.addWidget(self.splitter)
+        self.setWidget(container)
+
+        document.changed.connect(self._on_changed)
+        document.current_machine_changed.connect(lambda _id: self._scope_changed(MACHINE))
+        document.current_rack_changed.connect(lambda _id: self._scope_changed(RACK))
+        document.reset.connect(self._refresh_when_visible)
+        self.scope.idToggled.connect(self._on_scope_toggled)
+        self.runtime.currentIndexChanged.connect(lambda _i: self._refresh_when_visible())
+        self.filter.textChanged.connect(self._on_filter)
+        self.table.selectionModel().currentRowChanged.connect(lambda _c, _p: self._show_selected())
+        self.tokens.valueChanged.connect(lambda _v: self._show_training())
+        self.mfu.valueChanged.connect(lambda _v: self._show_training())
+        self.visibilityChanged.connect(self._on_visibility_changed)
+        self.refresh()
+
+    # --- what is shown ---------------------------------------------------------------
+
+    @property
+    def whole_rack(self) -> bool:
+        return self.scope.checkedId() == RACK
+
+    def set_whole_rack(self, whole: bool) -> None:
+        (self.rack_button if whole else self.machine_button).setChecked(True)
+
+    def selected_key(self) -> tuple[str, str] | None:
+        index = self.table.currentIndex()
+        if not index.isValid():
+            return None
+        key = index.siblingAtColumn(0).data(KEY_ROLE)
+        return (str(key[0]), str(key[1])) if key else None
+
+    def select(self, model_id: str, format_id: str) -> bool:
+        """Select the row of a model and format (if the table lists it)."""
+        for row in range(self.proxy.rowCount()):
+            index = self.proxy.index(row, 0)
+            if tuple(index.data(KEY_ROLE)) == (model_id, format_id):
+                self.table.selectionModel().setCurrentIndex(
+                    index,
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+                )
+                self.table.scrollTo(index)
+                return True
+        return False
+
+    # --- handlers --------------------------------------------------------------------
+
+    def _on_changed(self, change: ChangeSet) -> None:
+        if self.whole_rack:
+            rack = self._document.current_rack
+            if (change.touches(Change.RACK_LAYOUT) and rack in change.racks) or (
+                change.touches(Change.CAPACITY, Change.MACHINES) and change.machines & self._rack_machines
+            ):
+                self._refresh_when_visible()
+            return
+        current = self._document.current_machine
+        if change.touches(Change.CAPACITY, Change.MACHINES) and (not current or current in change.machines):
+            self._refresh_when_visible()
+
+    def _scope_changed(self, scope: int) -> None:
+        if self.scope.checkedId() == scope:
+            self._refresh_when_visible()
+
+    def _on_scope_toggled(self, _id: int, checked: bool) -> None:
+        if checked:
+            self._refresh_when_visible()
+
+    def _on_visibility_changed(self, visible: bool) -> None:
+        if visible and self._dirty:
+            self.refresh()
+
+    def _refresh_when_visible(self) -> None:
+        # A dock tabbed away behind another recomputes when it is shown again.
+        self._dirty = True
+        if self.isVisible():
+            self.refresh()
+
+    def _on_filter(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text)
+        if not self.table.currentIndex().isValid() and self.proxy.rowCount():
+            self.table.selectRow(0)
+        self._show_selected()
+
+    # --- content ---------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        self._dirty = False
+        keep = self.selected_key()
+        catalog = self._document.catalog
+        labels = {m.id: m.model for m in catalog.of_kind(LlmModel)}
+        runtime = str(self.runtime.currentData())
+        rows: list[TableRow] | list[RackRow] = []
+        self.hardware = []
+        self._rack_machines = set()
+        problem = ""
+        try:
+            if self.whole_rack:
+                problem, rows = self._rack_rows(runtime)
+            else:
+                problem, rows = self._machine_rows(runtime)
+        except InputError as exc:
+            problem, rows = str(exc), []
+        self.model.set_rows(rows, self.whole_rack, labels)
+        self.table.setColumnHidden(8, not self.whole_rack)
+        self._size_columns()
+        self.table_note.setText(problem or self._table_note(len(rows)))
+        if not (keep and self.select(*keep)) and self.proxy.rowCount():
+            self.table.selectRow(0)
+        self._show_selected()
+
+    def _machine_rows(self, runtime: str) -> tuple[str, list[TableRow]]:
+        self.scope_note.setVisible(False)
+        machine = self._document.plan.machine(self._document.current_machine)
+        if machine is None:
+            self.title.setText("No machine" if not self._document.plan.machines else "No machine selected")
+            return "Add a machine to see the models it runs.", []
+        hw = from_machine(machine, self._document.catalog)
+        self.hardware = [hw]
+        self.title.setText(hw.label)
+        self.title.setToolTip("\n".join(hw.assumptions))
+        return "", cached_capacity_table(self._document.catalog, hw, runtime=runtime, context=self.context)
+
+    def _rack_rows(self, runtime: str) -> tuple[str, list[RackRow]]:
+        plan = self._document.plan
+        rack = plan.rack(self._document.current_rack)
+        self.scope_note.setVisible(rack is not None)
+        if rack is None:
+            self.title.setText("No rack" if not plan.racks else "No rack selected")
+            return "Mount machines in a rack to see what the rack runs.", []
+        found = rack_hardware(plan, rack.id, self._document.catalog)
+        self.hardware = found.hardware
+        self._rack_machines = {d.machine for d in rack.devices if d.machine}
+        gpus = f", {found.gpus} GPUs" if found.gpus else ""
+        self.title.setText(f"{rack.name}: {len(found.machines)} machine(s){gpus}")
+        self.title.setToolTip("\n".join([h.label for h in found.hardware] + found.skipped))
+        self.scope_note.setText(
+            "Each machine runs its own copy (independent servers, no model split across machines): "
+            "batch-1 decode and prefill are the fastest machine's, best-batch tokens/s add up over "
+            "the machines that hold the model." + (f" Left out: {'; '.join(found.skipped)}" if found.skipped else "")
+        )
+        if not found.hardware:
+            return "No machine in this rack to estimate on.", []
+        rows = rack_capacity_table(self._document.catalog, found.hardware, runtime=runtime, context=self.context)
+        return "", rows
+
+    def _table_note(self, count: int) -> str:
+        runtime = RUNTIMES[str(self.runtime.currentData())].label
+        if not count:
+            return f"No catalog model fits with {runtime}."
+        return f"{count} model × format pairs fit at context {self.context:,} (or the model's maximum), {runtime}."
+
+    def _size_columns(self) -> None:
+        header = self.table.horizontalHeader()
+        self.table.resizeColumnsToContents()
+        # The model name takes what the numbers leave, within reason.
+        header.resizeSection(0, min(max(header.sectionSize(0), 110), 170))
+
+    def _selected_model(self) -> tuple[LlmModel, str] | None:
+        key = self.selected_key()
+        if key is None:
+            return None
+        model = self._document.catalog.get_as(key[0], LlmModel)
+        return (model, key[1]) if model is not None else None
+
+    def _show_selected(self) -> None:
+        self._show_curve()
+        self._show_training()
+
+    def _show_curve(self) -> None:
+        selected = self._selected_model()
+        runtime = str(self.runtime.currentData())
+        curve: BatchCurve | None = None
+        if selected is not None:
+            # On a rack, the curve of the machine with the fastest batch-1 decode (the table's figure).
+            seen: set[str] = set()
+            for hw in self.hardware:
+                key = hw.model_dump_json()
+                if key in seen:
+                    continue
+                seen.add(key)
+                try:
+                    candidate = decode_curve(selected[0], selected[1], hw, runtime=runtime, context=self.context)
+                except InputError:
+                    continue
+                if candidate is not None and (curve is None or candidate.tokens_per_s[0] > curve.tokens_per_s[0]):
+                    curve = candidate
+        self.curve = curve
+        if curve is None or selected is None:
+            self.curve_item.setData([], [])
+            for extra in (self.knee_line, self.ceiling_line, self.no_room):
+                extra.setVisible(False)
+            self.plot_title.setText("Select a model to see its decode speed against batch size.")
+            self.plot_note.setText("")
+            return
+        model = selected[0]
+        self.curve_item.setData(curve.batches, curve.tokens_per_s)
+        where = f" on one machine ({curve.hardware})" if self.whole_rack else ""
+        self.plot_title.setText(
+            f"<b>{model.model}</b> {format_label(curve.format)}{where}: decode tokens/s, "
+            f"each sequence at {curve.context:,} tokens"
+        )
+        notes: list[str] = []
+        if curve.knee_batch is not None and curve.knee_batch <= CURVE_MAX_BATCH:
+            # The label only re-renders while visible: show the line first.
+            self.knee_line.setVisible(True)
+            # Text on the side of the line with more room: right of a knee at small batch, else left.
+            side = (0, 1) if curve.knee_batch < 32 else (1, 1)
+            self.knee_line.label.anchors = [side, side]
+            self.knee_line.setPos(math.log10(curve.knee_batch))
+            self.knee_line.label.setFormat(f"knee ≈ batch {curve.knee_batch:,.0f}")
+        else:
+            self.knee_line.setVisible(False)
+            notes.append(
+                "Bandwidth-bound at every batch shown (the KV cache read grows with the batch)."
+                if curve.knee_batch is None
+                else f"Bandwidth-bound up to batch {curve.knee_batch:,.0f}, beyond the plot."
+            )
+        if curve.device_flop_per_byte is not None and curve.effective_flop_per_byte is not None:
+            notes.insert(
+                0,
+                f"Roofline: {curve.device_flop_per_byte:,.0f} FLOP/byte at the device's peak, "
+                f"{curve.effective_flop_per_byte:,.0f} at the achieved shares the estimate uses; "
+                "left of the knee a step waits on memory, right of it on compute.",
+            )
+        ceiling = curve.compute_ceiling_tokens_per_s
+        top = max(curve.tokens_per_s)
+        if ceiling is not None and ceiling <= top * 1.5:
+            self.ceiling_line.setVisible(True)
+            self.ceiling_line.setPos(ceiling)
+            self.ceiling_line.label.setFormat(f"compute ceiling {ceiling:,.0f} t/s")
+            top = max(top, ceiling)
+        else:
+            self.ceiling_line.setVisible(False)
+        if curve.max_batch < CURVE_MAX_BATCH:
+            low = math.log10(max(curve.max_batch, 1) + 0.5) if curve.max_batch else 0.0
+            self.no_room.setRegion((low, math.log10(CURVE_MAX_BATCH)))
+            self.no_room.setVisible(True)
+            notes.append(
+                f"Memory holds {curve.max_batch:,} sequence(s) of {curve.context:,} tokens; "
+                "the shaded batches do not fit."
+            )
+        else:
+            self.no_room.setVisible(False)
+        item = self.plot.getPlotItem()
+        item.setXRange(0, math.log10(CURVE_MAX_BATCH), padding=0.02)
+        # Head room above the curve for the ceiling's label.
+        item.setYRange(0, top * 1.15, padding=0)
+        self.plot_note.setText(" ".join(notes))
+
+    def _show_training(self) -> None:
+        selected = self._selected_model()
+        plan: TrainingPlan | None = None
+        if selected is not None and self.hardware:
+            try:
+                plan = training_plan(
+                    selected[0], self.hardware, tokens=self.tokens.value() * 1e9, mfu=self.mfu.value() / 100
+                )
+            except InputError:
+                plan = None
+        self.training = plan
+        if plan is None or selected is None:
+            self.training_box.setTitle("Training")
+            self.training_summary.setText(
+                "Select a model." if selected is None or not self.hardware else "Training estimates need GPUs."
+            )
+            self.methods.setVisible(False)
+            self.train_time.setText("")
+            self.interruptions.setText("")
+            return
+        model = selected[0]
+        limits = plan.limits
+        self.training_box.setTitle(f"Training {model.model}")
+        spread = f" in {plan.machines} machines, sharded across them" if plan.machines > 1 else ""
+        self.training_summary.setText(
+            f"{plan.gpus} GPU(s){spread}; sequence {limits.seq:,}, micro-batch {limits.micro_batch}, "
+            "mixed-precision AdamW (18 bytes per parameter)."
+        )
+        self.methods.setVisible(True)
+        self.methods.setRowCount(len(limits.methods))
+        for row, method in enumerate(limits.methods):
+            cells = [
+                METHOD_LABELS[method.method],
+                f"{method.gb_per_gpu:,.1f}",
+                "yes" if method.fits else "no",
+                f"{method.largest_params_b:,.1f} B",
+            ]
+            for column, text in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                if column >= 1:
+                    cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if column == 1:
+                    cell.setToolTip(f"{method.gb_per_gpu_no_recompute:,.1f} GB without activation recomputation")
+                if column == 2 and not method.fits:
+                    cell.setForeground(self.palette().color(QPalette.ColorRole.PlaceholderText))
+                self.methods.setItem(row, column, cell)
+        height = self.methods.horizontalHeader().sizeHint().height() + 2 * self.methods.frameWidth()
+        height += sum(self.methods.rowHeight(r) for r in range(self.methods.rowCount()))
+        self.methods.setFixedHeight(height)
+        if plan.days is not None and plan.tflops_total is not None:
+            self.train_time.setText(
+                f"{plan.days:,.1f} days ({plan.days * 24:,.0f} h) for {plan.tokens / 1e9:,.1f} B tokens: "
+                f"6 × active parameters × tokens FLOP at {plan.mfu:.0%} of "
+                f"{plan.tflops_total:,.0f} dense TFLOP/s."
+            )
+        else:
+            self.train_time.setText("No time: the catalog gives no TFLOP/s for these GPUs.")
+        run = f"; about {plan.interruptions:,.2f} over this run" if plan.interruptions is not None else ""
+        self.interruptions.setText(
+            f"Expected interruptions: {limits.interruptions_per_day:.4f} per day "
+            f"({limits.gpu_failures_per_day:.4f} GPU failures){run}, at the Llama 3 run's rates "
+            f"({k.LLAMA3_INTERRUPTIONS} in {k.LLAMA3_DAYS} days on {k.LLAMA3_GPUS:,} GPUs)."
+        )
+
+
+def _label() -> QLabel:
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _note() -> QLabel:
+    label = _label()
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    return label

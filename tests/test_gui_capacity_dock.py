@@ -1,0 +1,254 @@
+"""The capacity dock: the capacity command's fits, decode against batch and training limits from the core."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from rackplanner.core import edits
+from rackplanner.core.capacity import constants as k
+from rackplanner.core.capacity.curves import decode_curve, knee_batch, rack_capacity_table, speed_inputs
+from rackplanner.core.capacity.estimate import capacity_table
+from rackplanner.core.capacity.formats import get_format
+from rackplanner.core.capacity.hardware import from_machine
+from rackplanner.core.capacity.memory import memory_fit
+from rackplanner.core.capacity.runtime import get_runtime
+from rackplanner.core.capacity.speed import SpeedInputs, decode_step_s, decode_tokens_per_s
+from rackplanner.core.capacity.training import interruptions_per_day, time_to_train_s
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.parts import LlmModel
+from rackplanner.core.plan import Plan
+from rackplanner.core.planfile import load_plan
+from rackplanner.gui.capacity_dock import KEY_ROLE, CapacityDock
+from rackplanner.gui.document import PlanDocument
+from tests.conftest import EXAMPLES
+from tests.guihelpers import screenshot_dir
+
+DECODE_COLUMN, BEST_COLUMN, PREFILL_COLUMN, GB_COLUMN, MACHINES_COLUMN = 2, 3, 4, 5, 8
+
+
+def make_dock(qtbot: QtBot, document: PlanDocument) -> CapacityDock:
+    dock = CapacityDock(document)
+    qtbot.addWidget(dock)
+    dock.resize(520, 900)
+    dock.show()
+    qtbot.waitExposed(dock)
+    return dock
+
+
+def shoot(dock: CapacityDock, tmp_path: Path, name: str) -> None:
+    for _ in range(3):  # nested layouts settle over a few passes of the event loop
+        QApplication.processEvents()
+    path = screenshot_dir(tmp_path) / name
+    assert dock.grab().save(str(path))
+    print(f"screenshot: {path}")
+
+
+@pytest.fixture
+def colo(qtbot: QtBot, catalog: Catalog) -> tuple[PlanDocument, CapacityDock]:
+    document = PlanDocument(load_plan(EXAMPLES / "colo-rack.json", catalog), catalog)
+    assert document.current_machine == "gpu-1"
+    return document, make_dock(qtbot, document)
+
+
+def shown_rows(dock: CapacityDock) -> dict[tuple[str, str], list[str]]:
+    proxy = dock.proxy
+    rows = {}
+    for r in range(proxy.rowCount()):
+        key = tuple(proxy.index(r, 0).data(KEY_ROLE))
+        rows[(str(key[0]), str(key[1]))] = [str(proxy.index(r, c).data()) for c in range(proxy.columnCount())]
+    assert len(rows) == proxy.rowCount()
+    return rows
+
+
+def assert_rows_match(dock: CapacityDock, catalog: Catalog, machine_id: str, document: PlanDocument) -> None:
+    machine = document.plan.machine(machine_id)
+    assert machine is not None
+    # What `rackplanner capacity PLAN --machine NAME` prints: capacity_table at context 4,096, llama.cpp.
+    expected = capacity_table(catalog, from_machine(machine, catalog), runtime="llama.cpp", context=4096)
+    assert expected
+    shown = shown_rows(dock)
+    assert set(shown) == {(r.model, r.format) for r in expected}
+    for row in expected:
+        cells = shown[(row.model, row.format)]
+        assert cells[DECODE_COLUMN] == f"{row.decode_tokens_per_s:,.1f}"
+        assert cells[BEST_COLUMN] == f"{row.best_batch_tokens_per_s:,.1f}"
+        assert cells[PREFILL_COLUMN] == f"{row.prefill_tokens_per_s:,.0f}"
+        assert cells[GB_COLUMN] == f"{row.total_gb:,.1f}"
+
+
+def test_rows_are_the_capacity_commands_fits(colo: tuple[PlanDocument, CapacityDock], catalog: Catalog) -> None:
+    document, dock = colo
+    assert_rows_match(dock, catalog, "gpu-1", document)
+    # Four A100 80GB PCIe per server (colo-rack.json; 80 GB each, catalog/gpu.yaml).
+    assert dock.title.text() == "GPU 1: 4 x NVIDIA A100 80GB PCIe"
+    assert dock.table.isColumnHidden(MACHINES_COLUMN)
+
+
+def test_plot_is_the_cores_decode_against_batch(
+    colo: tuple[PlanDocument, CapacityDock], catalog: Catalog, tmp_path: Path
+) -> None:
+    document, dock = colo
+    assert dock.select("llama-3.1-70b", "fp16")
+    assert dock.selected_key() == ("llama-3.1-70b", "fp16")
+    machine = document.plan.machine("gpu-1")
+    assert machine is not None
+    hw = from_machine(machine, catalog)
+    model = catalog.get_as("llama-3.1-70b", LlmModel)
+    assert model is not None
+    # The step-time formula of core/capacity/speed.py, as capacity_table sets it up.
+    rt = get_runtime("llama.cpp")
+    fit = memory_fit(model, get_format("fp16"), hw, rt, context=4096)
+    s = SpeedInputs.build(model, get_format("fp16"), hw, rt, offload_fraction=fit.offload_fraction)
+    xs, ys = dock.curve_item.xData, dock.curve_item.yData
+    assert list(xs) == list(range(1, 257))
+    assert list(ys) == pytest.approx([decode_tokens_per_s(s, b, 4096) for b in range(1, 257)])
+    # Batch 1 on the plot is the table's decode column.
+    table = {(r.model, r.format): r for r in capacity_table(catalog, hw, context=4096)}
+    assert ys[0] == pytest.approx(table[("llama-3.1-70b", "fp16")].decode_tokens_per_s)
+    # The knee sits where a step's compute time reaches its memory time; on the A100 (312 dense
+    # TFLOP/s, 1,935 GB/s, catalog/gpu.yaml) the device's ridge point is 312e12 / 1935e9 = 161 FLOP/byte.
+    assert dock.curve is not None
+    assert dock.curve.device_flop_per_byte == pytest.approx(312e12 / 1935e9)
+    knee = dock.curve.knee_batch
+    assert knee is not None and 1 < knee < 256
+    assert dock.knee_line.isVisible()
+    assert dock.knee_line.value() == pytest.approx(math.log10(knee))
+    assert f"knee ≈ batch {knee:,.0f}" in dock.knee_line.label.format
+    # Below the knee adding sequences multiplies the rate; above it the rate levels off.
+    low, high = max(int(knee // 4), 1), min(int(knee * 2), 128)
+    assert ys[low * 2 - 1] / ys[low - 1] > 1.7
+    assert ys[high * 2 - 1] / ys[high - 1] < 1.1
+    shoot(dock, tmp_path, "capacity-dock-colo-gpu-1.png")
+    # Another row: the plot follows the selection.
+    dock.table.selectRow(0)
+    assert dock.curve is not None and dock.selected_key() != ("llama-3.1-70b", "fp16")
+    key = dock.selected_key()
+    assert key is not None and dock.curve.model == key[0]
+
+
+def test_knee_is_where_compute_meets_memory(catalog: Catalog) -> None:
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    hw = from_machine(plan.machines[0], catalog)
+    model = catalog.get_as("llama-3.1-8b", LlmModel)
+    assert model is not None
+    found = speed_inputs(model, "q4_k_m", hw)
+    assert found is not None
+    s, ctx, _ = found
+    knee = knee_batch(s, ctx)
+    assert knee is not None
+    # Compute time (2 FLOP per active parameter per sequence plus attention) equals the memory time.
+    below, above = int(knee) - 1, int(knee) + 2
+    step_below = decode_step_s(s, below, ctx) - s.fixed_step_s
+    compute_below = below * (2 * s.active_params + s.attention_flops_per_ctx * ctx) / s.flops_per_s
+    assert compute_below < step_below
+    step_above = decode_step_s(s, above, ctx) - s.fixed_step_s
+    compute_above = above * (2 * s.active_params + s.attention_flops_per_ctx * ctx) / s.flops_per_s
+    assert compute_above == pytest.approx(step_above)
+
+
+def test_selecting_another_machine_updates_the_dock(
+    colo: tuple[PlanDocument, CapacityDock], catalog: Catalog, tmp_path: Path
+) -> None:
+    document, dock = colo
+    # Take two of GPU 3's four A100s out: it holds fewer models than GPU 1.
+    for slot in ("gpu3", "gpu4"):
+        document.apply(edits.remove_card, machine="gpu-3", slot=slot)
+    gpu1_rows = set(shown_rows(dock))
+    document.set_current_machine("gpu-3")
+    assert dock.title.text() == "GPU 3: 2 x NVIDIA A100 80GB PCIe"
+    assert_rows_match(dock, catalog, "gpu-3", document)
+    assert set(shown_rows(dock)) < gpu1_rows
+    # An edit of the current machine refreshes it, undo restores the four GPUs.
+    document.undo_stack.undo()
+    document.undo_stack.undo()
+    assert dock.title.text() == "GPU 3: 4 x NVIDIA A100 80GB PCIe"
+    assert set(shown_rows(dock)) == gpu1_rows
+
+
+def test_whole_rack_sums_machines_as_independent_servers(
+    colo: tuple[PlanDocument, CapacityDock], catalog: Catalog, tmp_path: Path, qtbot: QtBot
+) -> None:
+    document, dock = colo
+    qtbot.mouseClick(dock.rack_button, Qt.MouseButton.LeftButton)
+    assert dock.whole_rack
+    # Four identical servers: every row fits all four, batch-1 decode is one server's and the
+    # best-batch throughput four servers'.
+    hw = from_machine(document.plan.machines[0], catalog)
+    single = {(r.model, r.format): r for r in capacity_table(catalog, hw, context=4096)}
+    rack_rows = rack_capacity_table(catalog, [hw] * 4, context=4096)
+    assert {(r.model, r.format) for r in rack_rows} == set(single)
+    shown = shown_rows(dock)
+    assert set(shown) == set(single)
+    for key, row in single.items():
+        assert shown[key][DECODE_COLUMN] == f"{row.decode_tokens_per_s:,.1f}"
+        assert shown[key][BEST_COLUMN] == f"{4 * (row.best_batch_tokens_per_s or 0):,.1f}"
+        assert shown[key][MACHINES_COLUMN] == "4 of 4"
+    assert not dock.table.isColumnHidden(MACHINES_COLUMN)
+    assert dock.title.text() == "Rack 1: 4 machine(s), 16 GPUs"
+    assert "independent servers" in dock.scope_note.text()
+    # Training spans the rack's 16 GPUs: Llama 3 rates, 419 interruptions in 54 days on 16,384
+    # GPUs (003_fdb6d644ec457317.txt) scale to 16 x 419 / (16,384 x 54) per day.
+    assert dock.select("llama-3.1-8b", "fp16")
+    training = dock.training
+    assert training is not None and training.gpus == 16
+    per_day, _ = interruptions_per_day(16)
+    assert per_day == pytest.approx(16 * 419 / (16384 * 54))
+    assert f"{per_day:.4f} per day" in dock.interruptions.text()
+    model = catalog.get_as("llama-3.1-8b", LlmModel)
+    assert model is not None
+    # 16 A100s at 312 dense TFLOP/s (catalog/gpu.yaml), 40% MFU, 10 B tokens.
+    days = time_to_train_s(model, 10e9, 16 * 312, k.DEFAULT_MFU) / 86400
+    assert training.days == pytest.approx(days)
+    assert f"{days:,.1f} days" in dock.train_time.text()
+    # Unmounting a server from the rack takes it out of the sums.
+    document.apply(edits.unmount_device, rack="rack-1", device="gpu-4")
+    assert dock.title.text() == "Rack 1: 3 machine(s), 12 GPUs"
+    assert shown_rows(dock)[("llama-3.1-8b", "fp16")][MACHINES_COLUMN] == "3 of 3"
+    document.undo_stack.undo()
+    assert dock.title.text() == "Rack 1: 4 machine(s), 16 GPUs"
+    shoot(dock, tmp_path, "capacity-dock-colo-rack.png")
+
+
+def test_training_limits_and_tokens(colo: tuple[PlanDocument, CapacityDock], catalog: Catalog) -> None:
+    document, dock = colo
+    assert dock.select("llama-3.1-70b", "fp16")
+    training = dock.training
+    assert training is not None and training.gpus == 4
+    limits = {m.method: m for m in training.limits.methods}
+    usable = from_machine(document.plan.machines[0], catalog).mem_gb_per_device - k.GPU_RUNTIME_OVERHEAD_GB
+    # Replicated full AdamW: 18 bytes per parameter on each GPU (000_2736fecfd42346e5.txt).
+    assert limits["ddp"].largest_params_b == pytest.approx(usable * 1e9 / 18 / 1e9)
+    texts = [dock.methods.item(r, 3).text() for r in range(dock.methods.rowCount())]  # type: ignore[union-attr]
+    assert f"{limits['ddp'].largest_params_b:,.1f} B" in texts
+    assert f"{limits['qlora'].largest_params_b:,.1f} B" in texts
+    before = training.days
+    assert before is not None
+    dock.tokens.setValue(20.0)
+    assert dock.training is not None and dock.training.days == pytest.approx(2 * before)
+
+
+def test_empty_plans_and_cpu_machines(qtbot: QtBot, catalog: Catalog) -> None:
+    dock = make_dock(qtbot, PlanDocument(Plan(name="Empty"), catalog))
+    assert dock.title.text() == "No machine"
+    assert dock.proxy.rowCount() == 0 and dock.curve is None
+    dock.set_whole_rack(True)
+    assert dock.title.text() == "No rack"
+    home = PlanDocument(load_plan(EXAMPLES / "home-rig-2x3090.json", catalog), catalog)
+    dock2 = make_dock(qtbot, home)
+    assert "2 x NVIDIA GeForce RTX 3090" in dock2.title.text()
+    assert dock2.proxy.rowCount() > 0 and dock2.curve is not None
+
+
+def test_curve_is_none_when_the_model_does_not_fit(catalog: Catalog) -> None:
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    hw = from_machine(plan.machines[0], catalog)
+    model = catalog.get_as("llama-3.1-405b", LlmModel)
+    assert model is not None
+    # 405B parameters in FP16 are about 810 GB, far beyond two 24 GB cards and the rig's RAM.
+    assert decode_curve(model, "fp16", hw) is None
