@@ -31,6 +31,7 @@ from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.placement import slot_verdicts
 from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
+from rackplanner.core.power_text import rack_report
 from rackplanner.gui import recovery
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.feed_dialog import FeedDialog
@@ -217,6 +218,8 @@ class MainWindow(QMainWindow):
             self.resizeDocks(right_docks, [470, 250], Qt.Orientation.Vertical)
         sides = [self.docks[n] for n in ("PaletteDock", "BlockDiagramDock") if n in self.docks]
         self.resizeDocks(sides, [300, 430][: len(sides)], Qt.Orientation.Horizontal)
+        self.document.current_rack_changed.connect(lambda _rack: self._show_rack_findings())
+        self._show_rack_findings()
         palette = self.docks.get("PaletteDock")
         if palette is not None and hasattr(palette, "part_activated"):
             palette.part_activated.connect(self.add_part)
@@ -311,7 +314,20 @@ class MainWindow(QMainWindow):
             if rack is not None:
                 self.show_row(rack.row)
 
+    def _show_rack_findings(self) -> None:
+        """The current rack's placement, power and network findings, in the findings dock."""
+        findings = self.docks.get("FindingsDock")
+        if findings is None or not hasattr(findings, "set_rack_findings"):
+            return
+        rack_id = self.document.current_rack
+        if not rack_id or self.document.plan.rack(rack_id) is None:
+            findings.set_rack_findings([])
+            return
+        findings.set_rack_findings(rack_report(self.document.plan, rack_id, self.document.catalog).findings)
+
     def _document_changed(self, change: ChangeSet) -> None:
+        if change.touches(Change.RACK_LAYOUT, Change.POWER, Change.NETWORK, Change.OUTLETS, Change.MACHINES):
+            self._show_rack_findings()
         if change.touches(Change.MACHINES, Change.DOCUMENT, Change.RACK_LAYOUT):
             self._rebuild_tabs()
         self._update_title()
