@@ -186,3 +186,22 @@ def test_rack_change_and_empty_plan(qtbot: QtBot, catalog: Catalog) -> None:
     document.set_current_rack("rack-2")
     assert "no PDU" in dock.title.text()
     assert not dock.bars
+
+
+def test_only_edits_of_the_current_rack_redraw(
+    colo: tuple[PlanDocument, PowerDock], catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    document, dock = colo
+    calls: list[str] = []
+    original = dock.refresh
+    monkeypatch.setattr(dock, "refresh", lambda: (calls.append(document.current_rack), original())[1])
+    # A machine outside every rack: its power is no business of the rack's bars.
+    document.apply(edits.add_machine, name="Bench box", server="sys-4028gr-trt2", catalog=catalog)
+    assert calls == []
+    # A server mounted in the rack (GPU 4 is at U13 of rack-1 in the colo example): redrawn.
+    document.apply(edits.set_power_limit, machine="gpu-4", slot="gpu1", watts=250.0, catalog=catalog)
+    assert calls == ["rack-1"]
+    assert heights(dock, "pdu-b") == pytest.approx(core_currents(document, "normal", "pdu-b"))
+    # Renaming the plan touches no rack.
+    document.apply(edits.set_plan_notes, name="Renamed")
+    assert calls == ["rack-1"]
