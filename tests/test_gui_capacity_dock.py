@@ -233,7 +233,7 @@ def test_training_limits_and_tokens(colo: tuple[PlanDocument, CapacityDock], cat
     assert dock.training is not None and dock.training.days == pytest.approx(2 * before)
 
 
-def test_empty_plans_and_cpu_machines(qtbot: QtBot, catalog: Catalog) -> None:
+def test_empty_plans_and_the_home_rig(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
     dock = make_dock(qtbot, PlanDocument(Plan(name="Empty"), catalog))
     assert dock.title.text() == "No machine"
     assert dock.proxy.rowCount() == 0 and dock.curve is None
@@ -243,6 +243,11 @@ def test_empty_plans_and_cpu_machines(qtbot: QtBot, catalog: Catalog) -> None:
     dock2 = make_dock(qtbot, home)
     assert "2 x NVIDIA GeForce RTX 3090" in dock2.title.text()
     assert dock2.proxy.rowCount() > 0 and dock2.curve is not None
+    # Llama 3.1 70B at Q4_K_M: about 40 GB of weights on two 24 GB RTX 3090s (catalog/gpu.yaml).
+    assert dock2.select("llama-3.1-70b", "q4_k_m")
+    assert dock2.curve is not None and dock2.curve.model == "llama-3.1-70b"
+    assert dock2.training is not None and dock2.training.gpus == 2
+    shoot(dock2, tmp_path, "capacity-dock-home-rig.png")
 
 
 def test_curve_is_none_when_the_model_does_not_fit(catalog: Catalog) -> None:
@@ -252,3 +257,56 @@ def test_curve_is_none_when_the_model_does_not_fit(catalog: Catalog) -> None:
     assert model is not None
     # 405B parameters in FP16 are about 810 GB, far beyond two 24 GB cards and the rig's RAM.
     assert decode_curve(model, "fp16", hw) is None
+
+
+def test_sorting_by_a_speed_column(colo: tuple[PlanDocument, CapacityDock], qtbot: QtBot) -> None:
+    _document, dock = colo
+    header = dock.table.horizontalHeader()
+    # Two clicks on the decode header: ascending, then descending.
+    for _ in range(2):
+        point = header.rect().topLeft()
+        point.setX(header.sectionViewportPosition(DECODE_COLUMN) + 5)
+        point.setY(header.height() // 2)
+        qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    assert header.sortIndicatorSection() == DECODE_COLUMN
+    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+    speeds = [r.decode_tokens_per_s or 0.0 for r in dock.model.rows]
+    first = dock.proxy.index(0, DECODE_COLUMN).data()
+    assert first == f"{max(speeds):,.1f}"
+    shown = [float(dock.proxy.index(r, DECODE_COLUMN).data().replace(",", "")) for r in range(dock.proxy.rowCount())]
+    assert shown == sorted(shown, reverse=True)
+
+
+def test_filter_keeps_matching_rows(colo: tuple[PlanDocument, CapacityDock], qtbot: QtBot) -> None:
+    _document, dock = colo
+    qtbot.keyClicks(dock.filter, "Qwen3 8B")
+    keys = set(shown_rows(dock))
+    assert keys and {m for m, _ in keys} == {"qwen3-8b"}
+    assert dock.selected_key() is not None and dock.selected_key()[0] == "qwen3-8b"  # type: ignore[index]
+    assert dock.curve is not None and dock.curve.model == "qwen3-8b"
+
+
+def test_recomputes_only_for_its_machine_and_only_when_visible(
+    colo: tuple[PlanDocument, CapacityDock], monkeypatch: pytest.MonkeyPatch, qtbot: QtBot
+) -> None:
+    document, dock = colo
+    import rackplanner.gui.capacity_dock as capacity_dock
+
+    calls: list[str] = []
+    real = capacity_dock.cached_capacity_table
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append("table")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(capacity_dock, "cached_capacity_table", counting)
+    # An edit of another machine (GPU 3) leaves GPU 1's table alone.
+    document.apply(edits.remove_card, machine="gpu-3", slot="gpu4")
+    assert calls == []
+    # Hidden, an edit of the current machine only marks the dock stale.
+    dock.hide()
+    document.apply(edits.remove_card, machine="gpu-1", slot="gpu4")
+    assert calls == [] and dock.title.text() == "GPU 1: 4 x NVIDIA A100 80GB PCIe"
+    dock.show()
+    qtbot.waitUntil(lambda: dock.title.text() == "GPU 1: 3 x NVIDIA A100 80GB PCIe")
+    assert calls == ["table"]

@@ -80,6 +80,8 @@ METHOD_LABELS: dict[Method, str] = {
 }
 
 MACHINE, RACK = 0, 1
+MACHINES_COLUMN = 8
+_FORMAT_RANK = {f: i for i, f in enumerate(FORMATS)}
 DEFAULT_TOKENS_B = 10.0
 
 
@@ -125,15 +127,22 @@ class CapacityModel(QAbstractTableModel):
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[TableRow | RackRow] = []
+        self.cells: list[list[tuple[str, Any]]] = []
         self.rack = False
         self._labels: dict[str, str] = {}
 
-    def set_rows(self, rows: list[TableRow] | list[RackRow], rack: bool, labels: dict[str, str]) -> None:
+    def set_rows(self, rows: list[TableRow] | list[RackRow], rack: bool, labels: dict[str, str]) -> bool:
+        """Show ``rows``; False (and nothing redone) when they are what is shown already."""
+        if rack == self.rack and list(rows) == self.rows:
+            return False
         self.beginResetModel()
         self.rows = list(rows)
         self.rack = rack
         self._labels = labels
+        # Texts and sort keys worked out once: sorting and painting ask for them many times.
+        self.cells = [self._values(row) for row in self.rows]
         self.endResetModel()
+        return True
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -156,7 +165,7 @@ class CapacityModel(QAbstractTableModel):
         label = self._labels.get(row.model, row.model)
         return [
             (label, label.lower()),
-            (format_label(row.format), list(FORMATS).index(row.format) if row.format in FORMATS else 99),
+            (format_label(row.format), _FORMAT_RANK.get(row.format, len(_FORMAT_RANK))),
             (rate(row.decode_tokens_per_s), row.decode_tokens_per_s or 0.0),
             (rate(row.best_batch_tokens_per_s), row.best_batch_tokens_per_s or 0.0),
             (rate(row.prefill_tokens_per_s, 0), row.prefill_tokens_per_s or 0.0),
@@ -172,9 +181,9 @@ class CapacityModel(QAbstractTableModel):
         row = self.rows[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._values(row)[column][0]
+            return self.cells[index.row()][column][0]
         if role == SORT_ROLE:
-            return self._values(row)[column][1]
+            return self.cells[index.row()][column][1]
         if role == KEY_ROLE:
             return (row.model, row.format)
         if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
@@ -481,9 +490,9 @@ class CapacityDock(QDockWidget):
                 problem, rows = self._machine_rows(runtime)
         except InputError as exc:
             problem, rows = str(exc), []
-        self.model.set_rows(rows, self.whole_rack, labels)
-        self.table.setColumnHidden(8, not self.whole_rack)
-        self._size_columns()
+        if self.model.set_rows(rows, self.whole_rack, labels):
+            self.table.setColumnHidden(MACHINES_COLUMN, not self.whole_rack)
+            self._size_columns()
         self.table_note.setText(problem or self._table_note(len(rows)))
         if not (keep and self.select(*keep)) and self.proxy.rowCount():
             self.table.selectRow(0)
@@ -531,10 +540,18 @@ class CapacityDock(QDockWidget):
         return f"{count} model × format pairs fit at context {self.context:,} (or the model's maximum), {runtime}."
 
     def _size_columns(self) -> None:
+        # Measure the longest text per column rather than resizeColumnsToContents, which
+        # lays out every cell of every row (most of a refresh's time on 670 rows).
         header = self.table.horizontalHeader()
-        self.table.resizeColumnsToContents()
-        # The model name takes what the numbers leave, within reason.
-        header.resizeSection(0, min(max(header.sectionSize(0), 110), 170))
+        metrics = self.table.fontMetrics()
+        bold = header.fontMetrics()
+        pad = 2 * self.table.style().pixelMetric(self.table.style().PixelMetric.PM_FocusFrameHMargin) + 10
+        for column, title in enumerate(self.model.COLUMNS):
+            longest = max((cells[column][0] for cells in self.model.cells), key=len, default="")
+            width = max(metrics.horizontalAdvance(longest), bold.horizontalAdvance(title)) + pad
+            if column == 0:
+                width = min(width, 170)  # long model names elide; the tooltip has them whole
+            header.resizeSection(column, width)
 
     def _selected_model(self) -> tuple[LlmModel, str] | None:
         key = self.selected_key()
