@@ -42,8 +42,9 @@ from rackplanner.gui.power_dock import (
     touches_rack,
 )
 
-COLUMNS = ["Device", "PSU", "PDU outlet group", "Line", "Outlet", "Set"]
-DEVICE, PSU, OUTLET_GROUP, LINE, OUTLET, HOW = range(len(COLUMNS))
+# The outlet combo comes last, so in a narrow dock the line and how it was set stay in view.
+COLUMNS = ["Device", "PSU", "Line", "Outlet", "Set", "PDU outlet group"]
+DEVICE, PSU, LINE, OUTLET, HOW, OUTLET_GROUP = range(len(COLUMNS))
 
 CORD_CHANGES = (Change.POWER, Change.OUTLETS, Change.RACK_LAYOUT)
 # Findings about cords and outlets (the line and breaker loads are the power dock's).
@@ -124,7 +125,10 @@ class ConnectionsDock(QDockWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 12)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(OUTLET_GROUP, QHeaderView.ResizeMode.Stretch)
+        # Long device names are elided (the full name is the cell's tooltip), so the combo keeps its room.
+        header.setSectionResizeMode(DEVICE, QHeaderView.ResizeMode.Interactive)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header.setStretchLastSection(True)
 
         self.findings_title = QLabel("Findings about cords")
         self.findings = QListWidget()
@@ -300,6 +304,7 @@ class ConnectionsDock(QDockWidget):
                 self.combos.append(combo)
         highlight = QColor(TIGHT_COLOUR)
         highlight.setAlpha(70)
+        changed = False
         if len(self._row_keys) != len(self.cords):
             self._row_keys = [None] * len(self.cords)
         for row, cord in enumerate(self.cords):
@@ -310,14 +315,14 @@ class ConnectionsDock(QDockWidget):
                 # Nothing this row shows changed (most rows after a load change elsewhere).
                 continue
             self._row_keys[row] = key
-            cells = [
-                QTableWidgetItem(cord.device_name),
-                QTableWidgetItem(str(cord.psu_index + 1)),
-                QTableWidgetItem(""),
-                QTableWidgetItem(current.line if current else "–"),
-                QTableWidgetItem(short_connector(cord.outlet_type)),
-                QTableWidgetItem(("pinned" if current.manual else "auto") if current else "no outlet"),
-            ]
+            changed = True
+            cells = [QTableWidgetItem() for _ in COLUMNS]
+            cells[DEVICE].setText(cord.device_name)
+            cells[DEVICE].setToolTip(cord.device_name)
+            cells[PSU].setText(str(cord.psu_index + 1))
+            cells[LINE].setText(current.line if current else "–")
+            cells[OUTLET].setText(short_connector(cord.outlet_type))
+            cells[HOW].setText(("pinned" if current.manual else "auto") if current else "no outlet")
             cells[PSU].setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             if current is not None and current.manual:
                 font = QFont(cells[HOW].font())
@@ -338,6 +343,12 @@ class ConnectionsDock(QDockWidget):
                 if old is None or not same_cell(old, cell):
                     table.setItem(row, column, cell)
             self._fill_combo(self.combos[row], self.choices[row], current)
+        if changed:
+            self._fit_device_column()
+
+    def _fit_device_column(self) -> None:
+        limit = self.fontMetrics().horizontalAdvance("M") * 9
+        self.table.setColumnWidth(DEVICE, min(self.table.sizeHintForColumn(DEVICE), limit))
 
     @staticmethod
     def _fill_combo(combo: QComboBox, choices: list[Choice], current: CordAssignment | None) -> None:
@@ -373,7 +384,7 @@ class ConnectionsDock(QDockWidget):
             text = f"{pdu.name}: {lines}, imbalance {pdu.imbalance_percent:.0f}%"
             if pdu.pdu in flagged:
                 text = (
-                    f'<span style="color:{SEVERITY_COLORS["warning"].name()}">{text}: phases unbalanced '
+                    f'<span style="color:{SEVERITY_COLORS["warning"].name()}">{text}: unbalanced '
                     f"(over {UNBALANCED_PERCENT:.0f}%)</span>"
                 )
             parts.append(text)

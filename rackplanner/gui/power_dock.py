@@ -222,7 +222,7 @@ class PowerDock(QDockWidget):
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
-        self.plot.setFixedHeight(250)
+        self.plot.setFixedHeight(230)
         self.plot.setLabel("left", "Current", units="A")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.showGrid(x=False, y=True, alpha=0.25)
