@@ -336,3 +336,42 @@ def test_add_rename_remove_row(colo: Plan) -> None:
     unchanged(colo, snapshot)
     emptied = edits.remove_rack(edits.remove_rack(colo, rack="rack-a").plan, rack="rack-b").plan
     assert edits.remove_row(emptied, row="row-1").plan.rows == []
+
+
+def test_move_rack_to_row(colo: Plan) -> None:
+    snapshot = plan_to_json(colo)
+    plan = edits.add_row(colo, name="Row 2").plan
+    moved = edits.move_rack_to_row(plan, rack="rack-b", row="row-2")
+    unchanged(colo, snapshot)
+    assert [(r.id, r.row) for r in moved.plan.racks] == [("rack-a", "row-1"), ("rack-b", "row-2")]
+    assert moved.label == "Move Rack B to Row 2" and moved.racks == {"rack-b"}
+    assert Change.NETWORK in moved.changes
+    with pytest.raises(EditRefused, match="Rack B is already in Row 2"):
+        edits.move_rack_to_row(moved.plan, rack="rack-b", row="row-2")
+    with pytest.raises(EditRefused, match="no row 'row-9'"):
+        edits.move_rack_to_row(plan, rack="rack-b", row="row-9")
+    # Row 1 now holds only Rack A.
+    with pytest.raises(EditRefused, match=r"Row 1 still holds 1 rack\(s\): Rack A"):
+        edits.remove_row(moved.plan, row="row-1")
+
+
+def test_set_card_network(empty: Plan, catalog: Catalog) -> None:
+    plan = edits.add_machine(empty, name="GPU 1", server="sys-4028gr-trt2", catalog=catalog).plan
+    plan = edits.place_card(
+        plan, machine="gpu-1", slot="cpu1-x8", part="connectx-6-mcx653105a-hdat", catalog=catalog
+    ).plan
+    plan = edits.place_card(plan, machine="gpu-1", slot="gpu1", part="a100-80gb-pcie", catalog=catalog).plan
+    snapshot = plan_to_json(plan)
+    result = edits.set_card_network(plan, machine="gpu-1", slot="cpu1-x8", network="storage", catalog=catalog)
+    unchanged(plan, snapshot)
+    card = machine_of(result.plan, "gpu-1").card_in("cpu1-x8")
+    assert card is not None and card.network == "storage"
+    assert result.changes == {Change.NETWORK, Change.MACHINES}
+    cleared = edits.set_card_network(result.plan, machine="gpu-1", slot="cpu1-x8", network=None, catalog=catalog)
+    assert plan_to_json(cleared.plan) == snapshot
+    with pytest.raises(EditRefused, match="a100-80gb-pcie is not a NIC"):
+        edits.set_card_network(plan, machine="gpu-1", slot="gpu1", network="compute", catalog=catalog)
+    with pytest.raises(EditRefused, match="already serves storage"):
+        edits.set_card_network(result.plan, machine="gpu-1", slot="cpu1-x8", network="storage", catalog=catalog)
+    with pytest.raises(EditRefused, match="slot 'gpu2' holds no card"):
+        edits.set_card_network(plan, machine="gpu-1", slot="gpu2", network="compute", catalog=catalog)

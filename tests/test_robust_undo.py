@@ -69,6 +69,7 @@ KIND_WEIGHTS = {
     "mount_device": 4.0,
     "add_bridge": 2.0,
     "add_feed": 1.5,
+    "add_row": 1.5,
     "remove_machine": 0.4,
     "remove_rack": 0.4,
     "remove_row": 0.5,
@@ -219,6 +220,16 @@ class Walker:
             return {"rack": self.rack(plan), "name": self.name()}
         if kind == "remove_rack":
             return {"rack": self.rack(plan)}
+        if kind == "move_rack_to_row":
+            return {"rack": self.rack(plan), "row": self.pick([r.id for r in plan.rows])}
+        if kind == "set_card_network":
+            machine = self.machine(plan)
+            return {
+                "machine": machine,
+                "slot": self.pick(self.cards(plan, machine)),
+                "network": rng.choice(["compute", "storage", "in-band", None]),
+                "catalog": catalog,
+            }
         if kind == "add_row":
             return {"name": self.name()}
         if kind in ("rename_row", "remove_row"):

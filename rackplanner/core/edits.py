@@ -343,6 +343,29 @@ def add_bridge(plan: Plan, *, machine: str, slots: tuple[str, str], part: str, c
     )
 
 
+def set_card_network(
+    plan: Plan, *, machine: str, slot: str, network: Literal["compute", "storage", "in-band"] | None, catalog: Catalog
+) -> EditResult:
+    """Say which network a NIC's ports serve (None: inferred from its protocol again)."""
+    old = _machine(plan, machine)
+    card = old.card_in(slot)
+    if card is None:
+        raise EditRefused(f"slot {slot!r} holds no card")
+    nic = catalog.get_as(card.part, Nic)
+    if nic is None:
+        raise EditRefused(f"{card.part} is not a NIC; only NICs serve a network")
+    if card.network == network:
+        raise EditRefused(f"the {nic.model} already serves {network or 'the network its protocol gives'}")
+    cards = [c.model_copy(update={"network": network}) if c.slot == slot else c for c in old.cards]
+    label = f"{nic.model} serves {network}" if network else f"{nic.model} serves the network its protocol gives"
+    return EditResult(
+        _replace_machine(plan, old.model_copy(update={"cards": cards})),
+        frozenset({Change.NETWORK, Change.MACHINES}),
+        label,
+        frozenset({machine}),
+    )
+
+
 def remove_bridge(plan: Plan, *, machine: str, slot: str) -> EditResult:
     """Take off the NVLink bridge on the card in ``slot``."""
     old = _machine(plan, machine)
@@ -430,6 +453,22 @@ def remove_row(plan: Plan, *, row: str) -> EditResult:
         plan.model_copy(update={"rows": [r for r in plan.rows if r.id != row]}),
         frozenset({Change.RACK_LAYOUT, Change.NETWORK}),
         f"Remove row {old.name}",
+    )
+
+
+def move_rack_to_row(plan: Plan, *, rack: str, row: str) -> EditResult:
+    """Put a rack in another row of the plan (its devices go with it)."""
+    old = _rack(plan, rack)
+    target = plan.row(row)
+    if target is None:
+        raise EditRefused(f"no row {row!r} in the plan")
+    if old.row == row:
+        raise EditRefused(f"{old.name} is already in {target.name}")
+    return EditResult(
+        _replace_rack(plan, old.model_copy(update={"row": row})),
+        frozenset({Change.RACK_LAYOUT, Change.NETWORK}),
+        f"Move {old.name} to {target.name}",
+        racks=frozenset({rack}),
     )
 
 
