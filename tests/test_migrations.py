@@ -18,6 +18,7 @@ from rackplanner.core.catalog import Catalog
 from rackplanner.core.fabric import device_demands, row_fabric
 from rackplanner.core.plan import SCHEMA_VERSION
 from rackplanner.core.planfile import PlanFileError, load_plan, plan_from_data, plan_to_json, save_plan
+from rackplanner.core.summary import summarize
 
 PLANS = Path(__file__).parent / "data" / "plans"
 
@@ -164,3 +165,14 @@ def test_network_role_of_a_card_overrides_the_inference(catalog: Catalog) -> Non
     assert row_fabric(storage, "row-1", catalog).endpoints == 3
     # The role survives a save and load.
     assert plan_from_data(json.loads(plan_to_json(storage))).machines[0].cards[-1].network == "storage"
+
+
+def test_summary_names_each_racks_row(catalog: Catalog) -> None:
+    summary = summarize(load_plan(PLANS / "v1-two-rows.json", catalog), catalog)
+    assert [(r.id, r.row, r.row_name) for r in summary.racks] == [
+        ("r1", "hall-b-row-7", "Hall B / Row 7"),
+        ("r2", "row-8", "Row 8"),
+        ("r3", "hall-b-row-7", "Hall B / Row 7"),
+        ("r4", "row-8-2", "row 8"),
+        ("r5", "row-1", "row-1"),
+    ]

@@ -27,6 +27,8 @@ class RackSummary(BaseModel):
     height_u: int | None
     devices: int
     machines: int
+    row: str = ""
+    row_name: str = ""
 
 
 class PlanSummary(BaseModel):
@@ -64,6 +66,7 @@ def summarize(plan: Plan, catalog: Catalog) -> PlanSummary:
     racks = []
     for rack in plan.racks:
         rack_part = catalog.get_as(rack.part, Rack)
+        row = plan.row(rack.row)
         racks.append(
             RackSummary(
                 id=rack.id,
@@ -71,6 +74,8 @@ def summarize(plan: Plan, catalog: Catalog) -> PlanSummary:
                 height_u=rack_part.height_u if rack_part else None,
                 devices=len(rack.devices),
                 machines=sum(1 for d in rack.devices if d.machine),
+                row=rack.row,
+                row_name=row.name if row else rack.row,
             )
         )
     return PlanSummary(
