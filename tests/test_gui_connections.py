@@ -189,3 +189,24 @@ def test_the_mouse_wheel_does_not_replug_cords(colo: tuple[PlanDocument, Connect
     assert combo.currentIndex() == 0
     assert document.plan.outlet_assignments == []
     assert document.undo_stack.count() == 0
+
+
+def test_keyboard_opens_the_list_and_plugs_once(qtbot: QtBot, colo: tuple[PlanDocument, ConnectionsDock]) -> None:
+    document, dock = colo
+    row = row_of(dock, "gpu-2", 0)
+    combo = dock.combos[row]
+    combo.setFocus()
+    # An arrow key on the closed combo opens its list instead of re-plugging the cord at each step.
+    qtbot.keyClick(combo, Qt.Key.Key_Down)
+    view = combo.view()
+    qtbot.waitUntil(lambda: view.isVisible())
+    assert document.undo_stack.count() == 0
+    # Three entries down from "Auto": PDU A l3 (entries: Auto, PDU A l1, l2, l3, PDU B l1, l2, l3).
+    for _ in range(3):
+        qtbot.keyClick(view, Qt.Key.Key_Down)
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not view.isVisible())
+    assert document.undo_stack.count() == 1
+    assert [(a.device, a.psu_index, a.pdu, a.outlet_group) for a in document.plan.outlet_assignments] == [
+        ("gpu-2", 0, "pdu-a", "l3")
+    ]

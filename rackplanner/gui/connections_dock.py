@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QStandardItemModel, QWheelEvent
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QStandardItemModel, QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -87,11 +87,25 @@ class Choice:
     enabled: bool = True
 
 
+_NAVIGATION_KEYS = frozenset(
+    {Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown, Qt.Key.Key_Home, Qt.Key.Key_End}
+)
+
+
 class OutletCombo(QComboBox):
     """The outlet choice of one cord; the mouse wheel scrolls the table instead of re-plugging cords."""
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         event.ignore()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        # A closed combo would re-plug the cord at every arrow key (one undo step each); open the list
+        # instead, where the arrows move and Enter plugs it once.
+        if event.key() in _NAVIGATION_KEYS or event.text().strip():
+            self.showPopup()
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
 
 class ConnectionsDock(QDockWidget):
