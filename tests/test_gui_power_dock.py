@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
 
 from rackplanner.core import edits
@@ -205,3 +207,21 @@ def test_only_edits_of_the_current_rack_redraw(
     # Renaming the plan touches no rack.
     document.apply(edits.set_plan_notes, name="Renamed")
     assert calls == ["rack-1"]
+
+
+def test_hovering_a_bar_shows_its_limit_basis(colo: tuple[PlanDocument, PowerDock], catalog: Catalog) -> None:
+    document, dock = colo
+    bar = dock.bars[("pdu-a", "L2")]
+    # A point inside the bar: x = 1 is L2's position, 3 A is below its 7.1 A top.
+    point = dock.plot.mapFromScene(bar.mapToScene(QPointF(1.0, 3.0)))
+    viewport = dock.plot.viewport()
+    QApplication.sendEvent(viewport, QHelpEvent(QEvent.Type.ToolTip, point, viewport.mapToGlobal(point)))
+    load = rack_power(document.plan, "rack-1", catalog).pdu_load("normal", "pdu-a")
+    assert QToolTip.isVisible()
+    # AP8886 input 32 A, derating 0.8 (catalog/pdu.yaml), as the core states it.
+    assert load.limit_basis == "PDU input 32 A x 0.8 derating = 25.6 A"
+    assert QToolTip.text() == (
+        f"PDU A L2: {load.lines[1].current_a:.1f} A, {load.lines[1].percent:.0f}% of the limit\n"
+        f"Limit 25.6 A: {load.limit_basis}"
+    )
+    QToolTip.hideText()
