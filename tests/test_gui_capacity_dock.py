@@ -310,3 +310,24 @@ def test_recomputes_only_for_its_machine_and_only_when_visible(
     dock.show()
     qtbot.waitUntil(lambda: dock.title.text() == "GPU 1: 3 x NVIDIA A100 80GB PCIe")
     assert calls == ["table"]
+
+
+def test_rack_table_with_different_machines(catalog: Catalog) -> None:
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    four = from_machine(plan.machines[0], catalog)
+    # GPU 1 with two of its four A100s: 2 x 80 GB instead of 4 x 80 GB (colo-rack.json).
+    two = four.model_copy(update={"devices": 2, "label": "two A100s"})
+    rows = {(r.model, r.format): r for r in rack_capacity_table(catalog, [four, two], context=4096)}
+    big = {(r.model, r.format): r for r in capacity_table(catalog, four, context=4096)}
+    small = {(r.model, r.format): r for r in capacity_table(catalog, two, context=4096)}
+    assert set(rows) == set(big) | set(small)
+    assert set(small) < set(big)
+    for key, row in rows.items():
+        assert row.machines == 2
+        assert row.machines_fitting == (2 if key in small else 1)
+        expected_best = (big[key].best_batch_tokens_per_s or 0) + (
+            small[key].best_batch_tokens_per_s or 0 if key in small else 0
+        )
+        assert row.best_batch_tokens_per_s == pytest.approx(expected_best)
+        decodes = [t[key].decode_tokens_per_s or 0 for t in (big, small) if key in t]
+        assert row.decode_tokens_per_s == pytest.approx(max(decodes))

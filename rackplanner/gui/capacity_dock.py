@@ -402,7 +402,8 @@ class CapacityDock(QDockWidget):
         self.tokens.valueChanged.connect(lambda _v: self._show_training())
         self.mfu.valueChanged.connect(lambda _v: self._show_training())
         self.visibilityChanged.connect(self._on_visibility_changed)
-        self.refresh()
+        # Nothing is computed until the dock is first shown.
+        self._refresh_when_visible()
 
     # --- what is shown ---------------------------------------------------------------
 

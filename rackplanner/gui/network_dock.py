@@ -160,7 +160,7 @@ class NetworkDock(QDockWidget):
         document.current_rack_changed.connect(lambda _rack: self._refresh_when_visible())
         document.reset.connect(self._refresh_when_visible)
         self.visibilityChanged.connect(self._on_visibility_changed)
-        self.refresh()
+        self._refresh_when_visible()
 
     # --- handlers --------------------------------------------------------------------
 
