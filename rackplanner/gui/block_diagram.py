@@ -27,7 +27,6 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPen,
     QResizeEvent,
-    QWheelEvent,
 )
 from PySide6.QtWidgets import (
     QDialog,
@@ -59,6 +58,7 @@ from rackplanner.core.resolve import board_of
 from rackplanner.core.topology import LEGEND, PairPath, Topology, derive_topology, format_topo_matrix
 from rackplanner.gui import colors
 from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.zoom_view import ZoomView
 
 DEVICE_KINDS = ("gpu", "nic", "nvme")
 
@@ -725,11 +725,13 @@ def _nv_tip(p: PairPath) -> str:
     return f"NVLink {p.a}–{p.b}: {p.code}, {gbs}"
 
 
-class DiagramView(QGraphicsView):
+class DiagramView(ZoomView):
     """Shows the scene fitted to the dock until the user zooms; clicking a device reports its slot."""
 
     device_clicked = Signal(str)
     resized = Signal()
+    min_scale = 0.05
+    max_scale = 4.0
 
     def __init__(self, scene: DiagramScene, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
@@ -751,16 +753,8 @@ class DiagramView(QGraphicsView):
         self.centerOn(rect.center())
 
     def zoom(self, factor: float) -> None:
-        current = self.transform().m11()
-        factor = max(0.05 / current, min(4.0 / current, factor))
         self.auto_fit = False
-        self.scale(factor, factor)
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        steps = event.angleDelta().y() / 120
-        if steps:
-            self.zoom(1.15**steps)
-        event.accept()
+        super().zoom(factor)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -26,7 +26,6 @@ from PySide6.QtGui import (
     QPainter,
     QPen,
     QShowEvent,
-    QWheelEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -50,6 +49,7 @@ from rackplanner.core.plan import PartCount
 from rackplanner.core.resolve import board_of, chassis_of
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.mime import card_from_mime, card_mime, part_from_mime
+from rackplanner.gui.zoom_view import ZoomView
 
 SLOT_PITCH_MM = 20.32  # ATX expansion slot pitch, 0.8 in
 # PCIe CEM connector lengths by physical width, mm.
@@ -151,7 +151,7 @@ class CardItem(QGraphicsRectItem):
         super().mouseReleaseEvent(event)
 
 
-class MachineCanvas(QGraphicsView):
+class MachineCanvas(ZoomView):
     """One machine's board with its cards; edits go through the document."""
 
     status_message = Signal(str)
@@ -326,18 +326,8 @@ class MachineCanvas(QGraphicsView):
 
     def fit(self) -> None:
         """Show the whole board."""
-        if not self.board_rect.isEmpty():
-            self.fitInView(self.board_rect.adjusted(-10, -10, 10, 10), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.fit_rect(self.board_rect, 10):
             self._fitted = True
-
-    def zoom(self, factor: float) -> None:
-        self.scale(factor, factor)
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        steps = event.angleDelta().y() / 120
-        if steps:
-            self.zoom(1.15**steps)
-        event.accept()
 
     # --- document -----------------------------------------------------------------------
 
@@ -384,9 +374,7 @@ class MachineCanvas(QGraphicsView):
             return False
         if not isinstance(part, (Gpu, Nic, Drive)):
             return isinstance(part, (Board, Server, Chassis, Cpu, Memory, Psu))
-        self._verdicts = slot_verdicts(
-            self.document.plan, self.machine_id, part.id, catalog, from_slot=from_slot
-        )
+        self._verdicts = slot_verdicts(self.document.plan, self.machine_id, part.id, catalog, from_slot=from_slot)
         for slot_id, item in self.slot_items.items():
             item.show_verdict(self._verdicts.get(slot_id))
         return True
@@ -598,8 +586,10 @@ def _small(item: QGraphicsSimpleTextItem, points: float) -> None:
 
 def _slot_label(slot: Slot, width_mm: float) -> str:
     """Two lines: the board's label (elided to fit) and the physical (electrical) width and generation."""
-    lanes = f"x{slot.physical_lanes}" if slot.physical_lanes == slot.electrical_lanes else (
-        f"x{slot.physical_lanes} (x{slot.electrical_lanes})"
+    lanes = (
+        f"x{slot.physical_lanes}"
+        if slot.physical_lanes == slot.electrical_lanes
+        else (f"x{slot.physical_lanes} (x{slot.electrical_lanes})")
     )
     font = QFont()
     font.setPointSizeF(5.0)

@@ -28,7 +28,6 @@ from PySide6.QtGui import (
     QMouseEvent,
     QPainter,
     QPen,
-    QWheelEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -53,6 +52,7 @@ from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.power import machine_power
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.mime import part_from_mime
+from rackplanner.gui.zoom_view import ZoomView
 
 DEVICE_MIME = "application/x-rackplanner-device"
 U_MM = 44.45
@@ -167,7 +167,7 @@ class DeviceItem(QGraphicsRectItem):
         self.canvas.open_device(self.rack_id, self.shape_info.device)
 
 
-class RackRowCanvas(QGraphicsView):
+class RackRowCanvas(ZoomView):
     """The racks of one row; edits go through the document."""
 
     status_message = Signal(str)
@@ -363,19 +363,8 @@ class RackRowCanvas(QGraphicsView):
         return f"{shape.name}  ·  {figure}\n{shape.part or ''}"
 
     def fit(self) -> None:
-        rect = self.scene().itemsBoundingRect()
-        if not rect.isEmpty():
-            self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.fit_rect(self.scene().itemsBoundingRect(), 20):
             self._fitted = True
-
-    def zoom(self, factor: float) -> None:
-        self.scale(factor, factor)
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        steps = event.angleDelta().y() / 120
-        if steps:
-            self.zoom(1.15**steps)
-        event.accept()
 
     def _document_changed(self, change: ChangeSet) -> None:
         if not change.touches(Change.RACK_LAYOUT, Change.MACHINES, Change.POWER):
@@ -548,8 +537,13 @@ class RackRowCanvas(QGraphicsView):
                 machine_id = next(iter(added.machines))
                 name = doc.plan.machine(machine_id).name if doc.plan.machine(machine_id) else part.model  # type: ignore[union-attr]
                 mounted = doc.apply(
-                    edits.mount_device, rack=rack_id, name=name, machine=machine_id, position_u=position,
-                    face=mount_face, catalog=catalog,
+                    edits.mount_device,
+                    rack=rack_id,
+                    name=name,
+                    machine=machine_id,
+                    position_u=position,
+                    face=mount_face,
+                    catalog=catalog,
                 )
             stack.endMacro()
             if mounted is None:
@@ -560,8 +554,15 @@ class RackRowCanvas(QGraphicsView):
             wanted = "A" if side == "left" else "B"
             feed = next((f.id for f in doc.plan.feeds if f.side == wanted), None)
         result = doc.apply(
-            edits.mount_device, rack=rack_id, name=part.model, part=part.id, position_u=position, face=mount_face,
-            side=side, feed=feed, catalog=catalog,
+            edits.mount_device,
+            rack=rack_id,
+            name=part.model,
+            part=part.id,
+            position_u=position,
+            face=mount_face,
+            side=side,
+            feed=feed,
+            catalog=catalog,
         )
         return result is not None
 
@@ -654,7 +655,7 @@ class RackRowCanvas(QGraphicsView):
             menu.exec(event.globalPos())
 
     def _feed_menu(self, menu: QMenu, rack_id: str, device_id: str) -> None:
-        """"Plug into" entries for a PDU: each feed of the plan, or none."""
+        """ "Plug into" entries for a PDU: each feed of the plan, or none."""
         plug = menu.addMenu("Plug into feed")
         rack = self.document.plan.rack(rack_id)
         device = rack.device(device_id) if rack else None
