@@ -323,7 +323,12 @@ class ConnectionsDock(QDockWidget):
             self._row_keys = [None] * len(self.cords)
         for row, cord in enumerate(self.cords):
             current = cord.assignment
-            marked = current is not None and (current.pdu, current.line) in heavy and cord.device in loaded
+            # A delta branch "L1-L2" loads both of its lines.
+            marked = (
+                current is not None
+                and cord.device in loaded
+                and any((current.pdu, line) in heavy for line in current.line.split("-"))
+            )
             key = (cord, marked, self.choices[row])
             if self._row_keys[row] == key:
                 # Nothing this row shows changed (most rows after a load change elsewhere).

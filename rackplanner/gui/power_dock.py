@@ -6,10 +6,11 @@ Every figure comes from ``rackplanner.core.rackpower.rack_power``; the dock only
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -40,6 +41,7 @@ OVER_COLOUR = QColor("#c83a32")
 DEAD_COLOUR = QColor("#d5d7db")
 DEAD_TEXT = QColor("#5f6670")
 LIMIT_COLOUR = QColor("#8a1c1c")
+LABEL_FILL = QColor(255, 255, 255, 210)
 # Where a line counts as "near" its limit: a colour threshold of the display only, not a rule of the core.
 TIGHT_PERCENT = 80.0
 # A PDU whose lines differ from their average by more than this is flagged as unbalanced
@@ -169,6 +171,7 @@ class _PduItems:
     """The chart items of one PDU, kept while its lines stay the same."""
 
     centre: float
+    limit_a: float
     heading: pg.TextItem
     bars: list[tuple[float, pg.BarGraphItem, pg.TextItem | None]]
     shade: pg.BarGraphItem | None = None
@@ -366,12 +369,14 @@ class PowerDock(QDockWidget):
             + [line.current_a for s in power.scenarios for p in s.pdus for line in p.lines]
             + [1.0]
         )
-        top *= 1.22
+        # Head room for the value labels and the two-line PDU headings.
+        top *= 1.5
         for pdu, group in zip(result.pdus, self._groups, strict=True):
             group.heading.setPos(group.centre, top)
             if group.shade is not None and group.dead_label is not None:
                 group.shade.setOpts(height=[top * 0.88])
-                group.dead_label.setPos(group.centre, top / 2)
+                # Below the limit marks, so the two do not cross.
+                group.dead_label.setPos(group.centre, min(group.limit_a, top) / 2)
             for line, (x, bar, label) in zip(pdu.lines, group.bars, strict=True):
                 self._update_bar(pdu, x, bar, label, line.line, line.current_a, line.limit_a, line.percent, line.over)
         plot.setYRange(0, top, padding=0)
@@ -395,7 +400,9 @@ class PowerDock(QDockWidget):
                 plot.addItem(bar)
                 label = None
                 if pdu.alive:
-                    label = pg.TextItem("", color=QColor("#1f2328"), anchor=(0.5, 1))
+                    # A light backing keeps the figure readable where it meets the limit mark.
+                    label = pg.TextItem("", color=QColor("#1f2328"), anchor=(0.5, 1), fill=LABEL_FILL)
+                    label.setZValue(10)
                     plot.addItem(label)
                 bars.append((x, bar, label))
                 self.bars[(pdu.pdu, line.line)] = bar
@@ -404,17 +411,20 @@ class PowerDock(QDockWidget):
                 x += 1
             last = x - 1
             centre = (first + last) / 2
-            heading = pg.TextItem(pdu.name, color=QColor("#1f2328"), anchor=(0.5, 0))
-            font = heading.textItem.font()
-            font.setBold(True)
-            heading.setFont(font)
+            # The PDU's name and its line limit above its bars, clear of the value labels.
+            limit = f"limit {pdu.lines[0].limit_a:.1f} A" if pdu.lines else "no lines"
+            heading = pg.TextItem(
+                html=f'<div style="text-align:center"><b>{escape(pdu.name)}</b><br>'
+                f'<span style="color:{LIMIT_COLOUR.name()}">{limit}</span></div>',
+                anchor=(0.5, 0),
+            )
+            metrics = QFontMetrics(heading.textItem.font())
+            heading.setTextWidth(max(metrics.horizontalAdvance(t) for t in (pdu.name, limit)) * 1.2 + 8)
+            heading.setToolTip(pdu.limit_basis)
             plot.addItem(heading)
-            if pdu.lines:
-                limit = pg.TextItem(f"limit {pdu.lines[0].limit_a:.1f} A", color=LIMIT_COLOUR, anchor=(0, 1))
-                limit.setPos(first - 0.42, pdu.lines[0].limit_a)
-                limit.setToolTip(pdu.limit_basis)
-                plot.addItem(limit)
-            group = _PduItems(centre=centre, heading=heading, bars=bars)
+            group = _PduItems(
+                centre=centre, heading=heading, bars=bars, limit_a=pdu.lines[0].limit_a if pdu.lines else 0.0
+            )
             if not pdu.alive:
                 group.shade = pg.BarGraphItem(
                     x=[centre], height=[0.0], width=last - first + 0.9, brush=DEAD_COLOUR, pen=pg.mkPen(None)
@@ -430,6 +440,7 @@ class PowerDock(QDockWidget):
         self.limit_marks = None
         if mark_x:
             self.limit_marks = pg.PlotDataItem(mark_x, mark_y, connect="pairs", pen=pg.mkPen(LIMIT_COLOUR, width=2))
+            self.limit_marks.setZValue(5)
             plot.addItem(self.limit_marks)
         self.plot.getAxis("bottom").setTicks([ticks])
         plot.setXRange(-0.7, x - GROUP_GAP - 1 + 0.7, padding=0)
@@ -532,6 +543,11 @@ class PowerDock(QDockWidget):
                 _cell(imbalance, right=True, tooltip="Largest deviation of a line from the lines' average"),
                 _cell(neutral, right=True, tooltip="Neutral current of a wye PDU (phasor sum of the lines)"),
             ]
+            if pdu.alive and pdu.usable_va > 0:
+                share = pdu.load_va / pdu.usable_va * 100
+                colour = QColor(load_colour(share, pdu.load_va > pdu.usable_va))
+                colour.setAlpha(70)
+                cells[2].setBackground(colour)
             if pdu.alive and pdu.imbalance_percent > UNBALANCED_PERCENT:
                 colour = QColor(TIGHT_COLOUR)
                 colour.setAlpha(70)
