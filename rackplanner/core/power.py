@@ -10,7 +10,6 @@ import itertools
 import math
 import re
 from collections import Counter
-from typing import Protocol
 
 from pydantic import BaseModel
 
@@ -174,40 +173,13 @@ def machine_power(machine: Machine, catalog: Catalog, utilisation: float = EXPEC
 
 
 def _machine_power(machine: Machine, catalog: Catalog, utilisation: float) -> MachinePower:
-    lines: list[PowerLine] = []
-    assumptions: list[str] = []
     server = server_of(machine, catalog)
     board = board_of(machine, catalog)
     chassis = chassis_of(machine, catalog)
 
-    def add(
-        label: str,
-        part: str | None,
-        count: int,
-        each_w: float,
-        *,
-        peak_each_w: float | None = None,
-        scales: bool = False,
-        assumed: str | None = None,
-    ) -> None:
-        if count <= 0:
-            return
-        lines.append(
-            PowerLine(
-                label=label,
-                part=part,
-                count=count,
-                each_w=each_w,
-                total_w=each_w * count,
-                peak_w=(peak_each_w if peak_each_w is not None else each_w) * count,
-                scales_with_utilisation=scales,
-                assumed=assumed is not None,
-            )
-        )
-        if assumed:
-            assumptions.append(assumed)
-
-    _cards(machine, catalog, add)
+    table = _LoadTable()
+    add = table.add
+    _cards(machine, catalog, table)
     cpu = catalog.get_as(machine.cpu, Cpu) if machine.cpu else None
     if cpu is not None:
         add(cpu.model, cpu.id, machine.cpu_count, cpu.tdp_w, scales=True)
@@ -228,9 +200,10 @@ def _machine_power(machine: Machine, catalog: Catalog, utilisation: float) -> Ma
     for item in machine.drives:
         drive = catalog.get_as(item.part, Drive)
         if drive is not None:
-            _drive(drive, item.count, add)
-    _board_and_fans(catalog, server, board, chassis, add)
+            _drive(drive, item.count, table)
+    _board_and_fans(catalog, server, board, chassis, table)
 
+    lines, assumptions = table.lines, table.assumptions
     dc_max = sum(line.total_w for line in lines)
     dc_expected = sum(line.total_w * (utilisation if line.scales_with_utilisation else 1.0) for line in lines)
     transient = sum(line.peak_w for line in lines)
@@ -270,10 +243,14 @@ def _machine_power(machine: Machine, catalog: Catalog, utilisation: float) -> Ma
     )
 
 
-class _Add(Protocol):
-    """Signature of the line adder passed to the part helpers."""
+class _LoadTable:
+    """The rows of a machine's load table, and the allowances behind any of them."""
 
-    def __call__(
+    def __init__(self) -> None:
+        self.lines: list[PowerLine] = []
+        self.assumptions: list[str] = []
+
+    def add(
         self,
         label: str,
         part: str | None,
@@ -283,7 +260,23 @@ class _Add(Protocol):
         peak_each_w: float | None = None,
         scales: bool = False,
         assumed: str | None = None,
-    ) -> None: ...
+    ) -> None:
+        if count <= 0:
+            return
+        self.lines.append(
+            PowerLine(
+                label=label,
+                part=part,
+                count=count,
+                each_w=each_w,
+                total_w=each_w * count,
+                peak_w=(peak_each_w if peak_each_w is not None else each_w) * count,
+                scales_with_utilisation=scales,
+                assumed=assumed is not None,
+            )
+        )
+        if assumed:
+            self.assumptions.append(assumed)
 
 
 def gpu_budget_w(gpu: Gpu, power_limit_w: float | None) -> tuple[float, bool]:
@@ -298,7 +291,7 @@ def gpu_budget_w(gpu: Gpu, power_limit_w: float | None) -> tuple[float, bool]:
     return peak, measured
 
 
-def _cards(machine: Machine, catalog: Catalog, add: _Add) -> None:
+def _cards(machine: Machine, catalog: Catalog, table: _LoadTable) -> None:
     gpu_counts: Counter[tuple[str, float | None]] = Counter()
     for card in machine.cards:
         part = catalog.get(card.part)
@@ -306,9 +299,9 @@ def _cards(machine: Machine, catalog: Catalog, add: _Add) -> None:
             gpu_counts[(part.id, card.power_limit_w)] += 1
         elif isinstance(part, Nic):
             if part.tdp_w is not None:
-                add(part.model, part.id, 1, part.tdp_w)
+                table.add(part.model, part.id, 1, part.tdp_w)
             else:
-                add(
+                table.add(
                     part.model,
                     part.id,
                     1,
@@ -316,7 +309,7 @@ def _cards(machine: Machine, catalog: Catalog, add: _Add) -> None:
                     assumed=f"{part.model}: no power figure, {NIC_ALLOWANCE_W:g} W (PCIe x8 card limit) assumed",
                 )
         elif isinstance(part, Drive):
-            _drive(part, 1, add)
+            _drive(part, 1, table)
     for (gpu_id, limit_w), count in sorted(gpu_counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
         gpu = catalog.get_as(gpu_id, Gpu)
         assert gpu is not None
@@ -326,15 +319,15 @@ def _cards(machine: Machine, catalog: Catalog, add: _Add) -> None:
         note = None
         if gpu.transient_peak_w is None:
             note = f"{gpu.model}: no measured transient peak, board power {gpu.tdp_w:g} W used for PSU sizing"
-        add(label, gpu.id, count, watts, peak_each_w=peak, scales=True, assumed=note)
+        table.add(label, gpu.id, count, watts, peak_each_w=peak, scales=True, assumed=note)
 
 
-def _drive(drive: Drive, count: int, add: _Add) -> None:
+def _drive(drive: Drive, count: int, table: _LoadTable) -> None:
     if drive.power_w is not None:
-        add(drive.model, drive.id, count, drive.power_w)
+        table.add(drive.model, drive.id, count, drive.power_w)
         return
     watts = DRIVE_ALLOWANCE_W.get(drive.form_factor, DRIVE_ALLOWANCE_OTHER_W)
-    add(
+    table.add(
         drive.model,
         drive.id,
         count,
@@ -344,26 +337,26 @@ def _drive(drive: Drive, count: int, add: _Add) -> None:
 
 
 def _board_and_fans(
-    catalog: Catalog, server: Server | None, board: Board | None, chassis: Chassis | None, add: _Add
+    catalog: Catalog, server: Server | None, board: Board | None, chassis: Chassis | None, table: _LoadTable
 ) -> None:
     if board is not None:
         for switch in board.switches:
             part_switch = catalog.get_as(switch.part, PcieSwitch) if switch.part else None
             if part_switch is not None and part_switch.power_w is not None:
-                add(f"{part_switch.model} PCIe switch", part_switch.id, 1, part_switch.power_w)
+                table.add(f"{part_switch.model} PCIe switch", part_switch.id, 1, part_switch.power_w)
         if board.chipset is not None and board.chipset.power_w is not None:
-            add(f"{board.chipset.name} chipset", None, 1, board.chipset.power_w)
+            table.add(f"{board.chipset.name} chipset", None, 1, board.chipset.power_w)
     fans_w = (server.fans_w if server else None) or (chassis.fans_w if chassis else None)
     if board is not None and board.overhead_w is not None:
-        add(f"{board.model} board", board.id, 1, board.overhead_w)
+        table.add(f"{board.model} board", board.id, 1, board.overhead_w)
         if fans_w is not None:
-            add("Fans", None, 1, fans_w)
+            table.add("Fans", None, 1, fans_w)
         return
     if fans_w is not None:
-        add("Fans", None, 1, fans_w)
+        table.add("Fans", None, 1, fans_w)
         return
     if server is not None:
-        add(
+        table.add(
             "Board, BMC and fans (allowance)",
             None,
             1,
@@ -371,7 +364,7 @@ def _board_and_fans(
             assumed=f"{server.model}: board and fan power not in the catalog, {SERVER_OVERHEAD_W:g} W assumed",
         )
     else:
-        add(
+        table.add(
             "Board, fans and USB (allowance)",
             None,
             1,
