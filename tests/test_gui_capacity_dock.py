@@ -213,6 +213,10 @@ def test_whole_rack_sums_machines_as_independent_servers(
     document.undo_stack.undo()
     assert dock.title.text() == "Rack 1: 4 machine(s), 16 GPUs"
     shoot(dock, tmp_path, "capacity-dock-colo-rack.png")
+    tab_bar = dock.tabs.tabBar()
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(1).center())
+    assert dock.tabs.currentIndex() == 1 and dock.training_box.isVisible()
+    shoot(dock, tmp_path, "capacity-dock-colo-rack-training.png")
 
 
 def test_training_limits_and_tokens(colo: tuple[PlanDocument, CapacityDock], catalog: Catalog) -> None:

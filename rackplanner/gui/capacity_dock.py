@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QTableView,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -220,6 +221,9 @@ class CapacityDock(QDockWidget):
         for runtime in RUNTIMES.values():
             self.runtime.addItem(runtime.label, runtime.id)
         self.runtime.setCurrentIndex(list(RUNTIMES).index(DEFAULT_RUNTIME))
+        # Narrow docks elide the runtime's name rather than widen the window.
+        self.runtime.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.runtime.setMinimumContentsLength(10)
         self.runtime.setToolTip(
             "Inference runtime: a layer split holds bigger models, tensor parallelism decodes faster"
         )
@@ -267,7 +271,7 @@ class CapacityDock(QDockWidget):
         self.plot_title = QLabel()
         self.plot_title.setWordWrap(True)
         self.plot = pg.PlotWidget()
-        self.plot.setMinimumHeight(160)
+        self.plot.setMinimumHeight(120)
         item = self.plot.getPlotItem()
         item.setLogMode(x=True, y=False)
         item.showGrid(x=True, y=True, alpha=0.25)
@@ -352,44 +356,51 @@ class CapacityDock(QDockWidget):
         training_layout.addWidget(self.train_time)
         training_layout.addWidget(self.interruptions)
 
-        # --- layout: table | plot | training, the user sets the split
+        # --- layout: scope and title on top; inference (table over plot, the user sets the
+        # split) and training in tabs, so the dock stays usable at 1366x768 beside others.
         top = QWidget()
         top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(6, 6, 6, 0)
-        top_layout.addLayout(controls)
-        top_layout.addWidget(self.title)
-        top_layout.addWidget(self.scope_note)
+        top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.filter)
         top_layout.addWidget(self.table, 1)
         top_layout.addWidget(self.table_note)
         middle = QWidget()
         middle_layout = QVBoxLayout(middle)
-        middle_layout.setContentsMargins(6, 0, 6, 0)
+        middle_layout.setContentsMargins(0, 0, 0, 0)
         middle_layout.addWidget(self.plot_title)
         middle_layout.addWidget(self.plot, 1)
         middle_layout.addWidget(self.plot_note)
-        bottom = QWidget()
-        bottom_layout = QVBoxLayout(bottom)
-        bottom_layout.setContentsMargins(6, 0, 6, 6)
-        bottom_layout.addWidget(self.training_box)
-        bottom_layout.addStretch(1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(top)
+        self.splitter.addWidget(middle)
+        self.splitter.setSizes([300, 300])
+        training_page = QWidget()
+        training_layout_outer = QVBoxLayout(training_page)
+        training_layout_outer.setContentsMargins(0, 0, 0, 0)
+        training_layout_outer.addWidget(self.training_box)
+        training_layout_outer.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(bottom)
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.setChildrenCollapsible(False)
-        for widget in (top, middle, scroll):
-            self.splitter.addWidget(widget)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setStretchFactor(2, 2)
-        self.splitter.setSizes([340, 270, 290])
+        scroll.setWidget(training_page)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.splitter, "Inference")
+        self.tabs.addTab(scroll, "Training")
         container = QWidget()
-        container_layout = QVBoxLayout(container)
-        container_layout.setContentsMargins(0, 0, 0, 0)
-        container_layout.addWidget(self.splitter)
-        self.setWidget(container)
+        container_layout = _FillLayout(container)
+        container_layout.setContentsMargins(6, 6, 6, 6)
+        container_layout.addLayout(controls)
+        container_layout.addWidget(self.title)
+        container_layout.addWidget(self.scope_note)
+        container_layout.addWidget(self.tabs, 1)
+        # Shorter than its contents' minimum, the dock scrolls rather than stretch the window.
+        outer = QScrollArea()
+        outer.setWidgetResizable(True)
+        outer.setFrameShape(QScrollArea.Shape.NoFrame)
+        outer.setWidget(container)
+        self.setWidget(outer)
 
         document.changed.connect(self._on_changed)
         document.current_machine_changed.connect(lambda _id: self._scope_changed(MACHINE))
@@ -709,6 +720,15 @@ class CapacityDock(QDockWidget):
             f"({limits.gpu_failures_per_day:.4f} GPU failures){run}, at the Llama 3 run's rates "
             f"({k.LLAMA3_INTERRUPTIONS} in {k.LLAMA3_DAYS} days on {k.LLAMA3_GPUS:,} GPUs)."
         )
+
+
+class _FillLayout(QVBoxLayout):
+    """A column that does not report height-for-width: a scroll area would otherwise give it
+    its preferred height (table and plot at full size) and scroll, instead of fitting it to
+    the dock and scrolling only below the minimum."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
 
 
 def _label() -> QLabel:
