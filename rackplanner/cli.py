@@ -23,7 +23,7 @@ from rackplanner.core.summary import format_summary, summarize
 from rackplanner.core.topology import derive_topology, format_topology
 
 EXIT_BAD_INPUT = 2
-COMMANDS = ("open", "check", "catalog", "topo", "power", "import-netbox", "estimate", "capacity")
+COMMANDS = ("open", "check", "catalog", "topo", "power", "import-netbox", "estimate", "capacity", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -122,6 +122,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--runtime", default="llama.cpp", help="llama.cpp (layer split), vllm, tensorrt-llm (tensor parallel), vllm-pp"
     )
     capacity.add_argument("--json", action="store_true", help="machine-readable output")
+
+    export = sub.add_parser(
+        "export", parents=[common], help="bill of materials: a PDF report (and a CSV of the lines) for a vendor"
+    )
+    export.add_argument("plan", type=Path)
+    export.add_argument("--pdf", type=Path, metavar="OUT.pdf", help="write the PDF report here")
+    export.add_argument("--csv", type=Path, metavar="OUT.csv", help="write the BOM lines as CSV here")
+    export.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
+    export.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 
@@ -146,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _import_netbox(args)
         if args.command == "estimate":
             return _estimate(args, catalog)
+        if args.command == "export":
+            return _export(args, catalog)
         if args.command == "capacity":
             return _capacity(args, catalog)
         if args.command == "catalog":
@@ -278,6 +289,31 @@ def _catalog(catalog: Catalog, kind: str | None, search: str | None, *, as_json:
             print(f"\n{current}" if current != parts[0].kind else current)
         figures = "  ".join(f"{label} {text}" for label, text in key_figures(part))
         print(f"  {part.id:<28} {part.label:<44} {figures}")
+    return 0
+
+
+def _export(args: argparse.Namespace, catalog: Catalog) -> int:
+    from rackplanner.report.export import export_report
+
+    if args.pdf is None and args.csv is None:
+        raise InputError("export: give --pdf OUT.pdf and/or --csv OUT.csv")
+    plan = load_plan(args.plan, catalog)
+    for out in (args.pdf, args.csv):
+        if out is not None and not out.resolve().parent.is_dir():
+            raise InputError(f"{out}: folder {out.resolve().parent} does not exist")
+    result = export_report(plan, catalog, pdf=args.pdf, csv=args.csv, page_size=args.page_size)
+    if args.json:
+        data = {
+            "pdf": str(result.pdf.path) if result.pdf else None,
+            "pages": result.pdf.pages if result.pdf else None,
+            "csv": str(result.csv) if result.csv else None,
+        }
+        print(json.dumps(data, indent=2))
+        return 0
+    if result.pdf is not None:
+        print(f"wrote {result.pdf.path} ({result.pdf.pages} pages, {args.page_size.upper()})")
+    if result.csv is not None:
+        print(f"wrote {result.csv}")
     return 0
 
 
