@@ -139,6 +139,12 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.save_action)
         file_menu.addAction(self.save_as_action)
+        from rackplanner.gui.export import export_bom
+
+        self.export_bom_action = self._action(
+            "&Export BOM…", lambda: export_bom(self), tip="Bill of materials as a PDF report and a CSV"
+        )
+        file_menu.addAction(self.export_bom_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         edit_menu = self.menuBar().addMenu("&Edit")
