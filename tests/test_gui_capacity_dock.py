@@ -251,6 +251,14 @@ def test_empty_plans_and_the_home_rig(qtbot: QtBot, catalog: Catalog, tmp_path: 
     assert dock2.select("llama-3.1-70b", "q4_k_m")
     assert dock2.curve is not None and dock2.curve.model == "llama-3.1-70b"
     assert dock2.training is not None and dock2.training.gpus == 2
+    # RTX 3090: 71 dense FP16 TFLOP/s over 936 GB/s (catalog/gpu.yaml), the spec ridge point; the
+    # line for it sits where the curve would bend at those peak figures, after the achieved knee.
+    curve = dock2.curve
+    assert curve.device_flop_per_byte == pytest.approx(71e12 / 936e9, rel=0.01)
+    assert curve.knee_batch is not None and curve.peak_knee_batch is not None
+    assert curve.knee_batch < curve.peak_knee_batch < 256
+    assert dock2.peak_line.isVisible() and dock2.knee_line.isVisible()
+    assert dock2.peak_line.value() == pytest.approx(math.log10(curve.peak_knee_batch))
     shoot(dock2, tmp_path, "capacity-dock-home-rig.png")
 
 

@@ -290,6 +290,12 @@ class CapacityDock(QDockWidget):
             label="",
             labelOpts={"position": 0.12, "color": KNEE_COLOUR, "anchors": [(0, 1), (0, 1)]},
         )
+        self.peak_line = pg.InfiniteLine(
+            angle=90,
+            pen=pg.mkPen(CEILING_COLOUR, width=1, style=Qt.PenStyle.DashDotLine),
+            label="",
+            labelOpts={"position": 0.3, "color": CEILING_COLOUR, "anchors": [(0, 1), (0, 1)]},
+        )
         self.ceiling_line = pg.InfiniteLine(
             angle=0,
             pen=pg.mkPen(CEILING_COLOUR, width=1, style=Qt.PenStyle.DotLine),
@@ -297,7 +303,7 @@ class CapacityDock(QDockWidget):
             labelOpts={"position": 0.04, "color": CEILING_COLOUR, "anchors": [(0, 1), (0, 1)]},
         )
         self.no_room = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(NO_ROOM_BRUSH), pen=pg.mkPen(None))
-        for extra in (self.no_room, self.knee_line, self.ceiling_line):
+        for extra in (self.no_room, self.peak_line, self.knee_line, self.ceiling_line):
             item.addItem(extra, ignoreBounds=True)
         self.plot_note = _note()
 
@@ -597,7 +603,7 @@ class CapacityDock(QDockWidget):
         self.curve = curve
         if curve is None or selected is None:
             self.curve_item.setData([], [])
-            for extra in (self.knee_line, self.ceiling_line, self.no_room):
+            for extra in (self.knee_line, self.peak_line, self.ceiling_line, self.no_room):
                 extra.setVisible(False)
             self.plot_title.setText("Select a model to see its decode speed against batch size.")
             self.plot_note.setText("")
@@ -610,28 +616,30 @@ class CapacityDock(QDockWidget):
             f"each sequence at {curve.context:,} tokens"
         )
         notes: list[str] = []
-        if curve.knee_batch is not None and curve.knee_batch <= CURVE_MAX_BATCH:
-            # The label only re-renders while visible: show the line first.
-            self.knee_line.setVisible(True)
-            # Text on the side of the line with more room: right of a knee at small batch, else left.
-            side = (0, 1) if curve.knee_batch < 32 else (1, 1)
-            self.knee_line.label.anchors = [side, side]
-            self.knee_line.setPos(math.log10(curve.knee_batch))
-            self.knee_line.label.setFormat(f"knee ≈ batch {curve.knee_batch:,.0f}")
-        else:
-            self.knee_line.setVisible(False)
+        knee = curve.knee_batch
+        if not _place_batch_line(self.knee_line, knee, f"knee ≈ batch {knee or 0:,.0f}"):
             notes.append(
-                "Bandwidth-bound at every batch shown (the KV cache read grows with the batch)."
-                if curve.knee_batch is None
-                else f"Bandwidth-bound up to batch {curve.knee_batch:,.0f}, beyond the plot."
+                "Bandwidth-bound at every batch (the KV cache read grows with the batch)."
+                if knee is None
+                else f"Bandwidth-bound up to batch {knee:,.0f}, beyond the plot."
             )
-        if curve.device_flop_per_byte is not None and curve.effective_flop_per_byte is not None:
+        peak = curve.device_flop_per_byte
+        if peak is not None and curve.effective_flop_per_byte is not None:
             notes.insert(
                 0,
-                f"Roofline: {curve.device_flop_per_byte:,.0f} FLOP/byte at the device's peak, "
-                f"{curve.effective_flop_per_byte:,.0f} at the achieved shares the estimate uses; "
-                "left of the knee a step waits on memory, right of it on compute.",
+                f"Roofline: the device's peak TFLOP/s over its bandwidth is {peak:,.0f} FLOP/byte; at the "
+                f"achieved shares the estimate uses, {curve.effective_flop_per_byte:,.0f}. Left of the knee a "
+                "step waits on memory, right of it on compute.",
             )
+            ridge = curve.peak_knee_batch
+            if not _place_batch_line(self.peak_line, ridge, f"peak ridge ≈ batch {ridge or 0:,.0f}"):
+                notes.append(
+                    "At peak figures it would stay bandwidth-bound at every batch."
+                    if ridge is None
+                    else f"At peak figures the ridge is at batch {ridge:,.0f}."
+                )
+        else:
+            self.peak_line.setVisible(False)
         ceiling = curve.compute_ceiling_tokens_per_s
         top = max(curve.tokens_per_s)
         if ceiling is not None and ceiling <= top * 1.5:
@@ -720,6 +728,21 @@ class CapacityDock(QDockWidget):
             f"({limits.gpu_failures_per_day:.4f} GPU failures){run}, at the Llama 3 run's rates "
             f"({k.LLAMA3_INTERRUPTIONS} in {k.LLAMA3_DAYS} days on {k.LLAMA3_GPUS:,} GPUs)."
         )
+
+
+def _place_batch_line(line: pg.InfiniteLine, batch: float | None, text: str) -> bool:
+    """Put a vertical line at ``batch`` on the log-x plot; hide it (False) when off the plot."""
+    if batch is None or batch > CURVE_MAX_BATCH:
+        line.setVisible(False)
+        return False
+    # The label only re-renders while visible: show the line first. Its text goes on the side
+    # with more room: right of a line at small batch, else left.
+    line.setVisible(True)
+    side = (0, 1) if batch < 32 else (1, 1)
+    line.label.anchors = [side, side]
+    line.setPos(math.log10(batch))
+    line.label.setFormat(text)
+    return True
 
 
 class _FillLayout(QVBoxLayout):

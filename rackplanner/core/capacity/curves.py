@@ -9,6 +9,8 @@ levels off at what the device computes (001_1caa315e8577a206.txt, the FLOP/byte 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pydantic import BaseModel
 
 from rackplanner.core.cache import ContentCache
@@ -18,7 +20,12 @@ from rackplanner.core.capacity.formats import FORMATS, WeightFormat, get_format
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.capacity.memory import memory_fit
 from rackplanner.core.capacity.runtime import get_runtime
-from rackplanner.core.capacity.speed import SpeedInputs, decode_tokens_per_s
+from rackplanner.core.capacity.speed import (
+    SpeedInputs,
+    decode_bw_efficiency,
+    decode_tokens_per_s,
+    prefill_tflops_efficiency,
+)
 from rackplanner.core.capacity.training import TrainingLimits, time_to_train_s, training_limits
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.errors import InputError
@@ -44,6 +51,8 @@ class BatchCurve(BaseModel):
     # Batch where a step's compute time reaches its memory time; None when it never does
     # (no TFLOP/s figure, or the KV cache traffic grows as fast as the compute).
     knee_batch: float | None
+    # The same at the device's peak TFLOP/s and bandwidth (the spec sheet's ridge point).
+    peak_knee_batch: float | None
     # Peak dense TFLOP/s over memory bandwidth of one device: the roofline's ridge point.
     device_flop_per_byte: float | None
     # The same ratio at the achieved shares of TFLOP/s and bandwidth the estimates use: where
@@ -104,6 +113,16 @@ def knee_batch(s: SpeedInputs, context: int, limit: float = 1e6) -> float | None
     return high * s.pp
 
 
+def at_peak(s: SpeedInputs) -> SpeedInputs:
+    """The same inputs at the devices' peak TFLOP/s and bandwidth (no achieved-share factors)."""
+    return replace(
+        s,
+        flops_per_s=s.flops_per_s / prefill_tflops_efficiency(s.hw, s.runtime),
+        mem_bytes_per_s=s.mem_bytes_per_s / decode_bw_efficiency(s.hw),
+        host_bytes_per_s=s.host_bytes_per_s / k.CPU_DECODE_BW_EFFICIENCY,
+    )
+
+
 def decode_curve(
     model: LlmModel,
     fmt: WeightFormat | str,
@@ -134,6 +153,7 @@ def decode_curve(
         tokens_per_s=[decode_tokens_per_s(s, b, ctx) for b in batches],
         max_batch=memory_batch,
         knee_batch=knee_batch(s, ctx),
+        peak_knee_batch=knee_batch(at_peak(s), ctx) if finite else None,
         device_flop_per_byte=ratio,
         effective_flop_per_byte=s.flops_per_s / s.mem_bytes_per_s if finite else None,
         compute_ceiling_tokens_per_s=s.flops_per_s / (2 * s.active_params + s.attention_flops_per_ctx * ctx)
