@@ -89,6 +89,7 @@ def test_every_cord_is_listed_as_the_core_assigns_it(
     # The switches count as 0 W (no draw in the catalog), so moving their cords evens nothing: not marked.
     assert {dock.cords[r].device for r in marked} == {"gpu-1", "gpu-2", "gpu-3", "gpu-4"}
     path = screenshot_dir(tmp_path) / "connections-dock-colo.png"
+    QApplication.processEvents()  # let the layout settle before the picture
     dock.grab().save(str(path))
     print(f"screenshot: {path}")
 
@@ -118,6 +119,7 @@ def test_pinning_through_the_combo_and_undo(
     assert dock.combos[row].currentText().startswith("PDU A l3 (L3)")
     assert document.undo_stack.count() == 1
     path = screenshot_dir(tmp_path) / "connections-dock-colo-pinned.png"
+    QApplication.processEvents()  # let the layout settle before the picture
     dock.grab().save(str(path))
     print(f"screenshot: {path}")
 
@@ -158,6 +160,7 @@ def test_no_free_outlet_shows_in_the_table_and_findings(qtbot: QtBot, tmp_path: 
     finding = next(f for f in rack_power(plan, "r1", cat).findings if f.code == "no-free-outlet")
     assert finding.message in texts
     path = screenshot_dir(tmp_path) / "connections-dock-no-free-outlet.png"
+    QApplication.processEvents()  # let the layout settle before the picture
     dock.grab().save(str(path))
     print(f"screenshot: {path}")
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
+import yaml
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
@@ -91,6 +92,7 @@ def test_normal_bars_equal_the_core_line_currents(
     assert dock.breakers.item(0, 4).text() == "unknown"
     assert "not in the catalog" in dock.breaker_note.text()
     path = screenshot_dir(tmp_path) / "power-dock-colo-normal.png"
+    QApplication.processEvents()  # let the layout settle before the picture
     dock.grab().save(str(path))
     print(f"screenshot: {path}")
 
@@ -113,6 +115,7 @@ def test_feed_a_failed_moves_the_load_to_pdu_b(
     assert dock.pdu_table.item(0, 2).text() == "no power"
     assert "with feed A failed" in dock.title.text()
     path = screenshot_dir(tmp_path) / "power-dock-colo-feed-a-failed.png"
+    QApplication.processEvents()  # let the layout settle before the picture
     dock.grab().save(str(path))
     print(f"screenshot: {path}")
     click_scenario(qtbot, dock, "normal")
@@ -225,3 +228,61 @@ def test_hovering_a_bar_shows_its_limit_basis(colo: tuple[PlanDocument, PowerDoc
         f"Limit 25.6 A: {load.limit_basis}"
     )
     QToolTip.hideText()
+
+
+# A single-phase test PDU whose two outlet groups sit behind 16 A breakers (round figures for hand checks).
+TEST_PDU = [
+    {
+        "id": "test-pdu-breakers",
+        "vendor": "Test",
+        "model": "PDU with 16 A breakers",
+        "source": ["test fixture"],
+        "phases": 1,
+        "wiring": "single",
+        "voltage_v": 230,
+        "input_current_a": 32,
+        "inlet": "iec-60309-p-n-e-6h",
+        "metering": "metered",
+        "outlet_groups": [
+            {"id": "g1", "line": "L1", "breaker_a": 16, "outlets": {"iec-60320-c13": 8}},
+            {"id": "g2", "line": "L1", "breaker_a": 16, "outlets": {"iec-60320-c13": 8}},
+        ],
+    }
+]
+
+
+def test_breaker_rows_with_known_ratings(qtbot: QtBot, tmp_path: Path) -> None:
+    folder = tmp_path / "cat"
+    folder.mkdir()
+    (folder / "pdu.yaml").write_text(yaml.safe_dump(TEST_PDU), encoding="utf-8")
+    cat = build_catalog(folder)
+    # Three 2,000 VA loads with two cords each (tests/rackfixtures.py) on 230 V single-phase PDUs.
+    plan = mount_loads(rack_with_pdus(cat, "test-pdu-breakers", voltage_v=230, phases=1, breaker_a=32), cat, 3)
+    document = PlanDocument(plan, cat)
+    dock = make_dock(qtbot, document)
+    power = rack_power(plan, "r1", cat)
+    for scenario in ("normal", "feed-a-failed"):
+        if scenario != "normal":
+            click_scenario(qtbot, dock, scenario)
+        load = power.pdu_load(scenario, "pdu-b")
+        table = dock.breakers
+        rows = {table.item(r, 1).text(): r for r in range(table.rowCount()) if table.item(r, 0).text() == "PDU B"}
+        assert len(rows) == 2
+        for breaker in load.breakers:
+            row = rows[breaker.outlet_group]
+            # 16 A x 0.8 = 12.8 A per group.
+            assert breaker.limit_a == pytest.approx(12.8)
+            assert dock.breakers.item(row, 3).text() == f"{breaker.current_a:.1f} A"
+            assert dock.breakers.item(row, 4).text() == "12.8 A"
+            assert dock.breakers.item(row, 4).toolTip() == "16 A breaker x 0.8 derating = 12.8 A"
+            assert dock.breakers.item(row, 5).text() == f"{breaker.percent:.0f}%"
+        assert dock.breaker_note.text() == ""
+    # With feed A down PDU B carries 6,000 VA: 26.1 A on its one line, over 32 A x 0.8 = 25.6 A.
+    failed = power.pdu_load("feed-a-failed", "pdu-b")
+    assert failed.lines[0].current_a == pytest.approx(6000 / 230)
+    assert bar_colour(dock, "pdu-b", "L1") == OVER_COLOUR.name()
+    assert dock.bar_height("pdu-b", "L1") == pytest.approx(6000 / 230)
+    path = screenshot_dir(tmp_path) / "power-dock-breakers-feed-a-failed.png"
+    QApplication.processEvents()  # let the layout settle before the picture
+    dock.grab().save(str(path))
+    print(f"screenshot: {path}")

@@ -505,6 +505,7 @@ class PowerDock(QDockWidget):
                     cell.setForeground(DEAD_TEXT)
             table_rows.append(cells)
         fill_table(self.breakers, table_rows)
+        self.breaker_note.setVisible(unknown > 0 or not rows)
         if not rows:
             self.breaker_note.setText("No outlet groups known for these PDUs.")
         elif unknown == len(rows):
