@@ -143,3 +143,19 @@ def test_plans_without_racks(qtbot: QtBot, catalog: Catalog) -> None:
     # Switching the first document to the colo plan fills the dock.
     document.replace(load_plan(EXAMPLES / "colo-rack.json", catalog), None)
     assert dock.network is not None and dock.title.text().startswith("Rack 1")
+
+
+def test_removing_a_servers_nic_updates_needs_and_cables(
+    colo: tuple[PlanDocument, NetworkDock], catalog: Catalog
+) -> None:
+    document, dock = colo
+    # GPU 2's ConnectX-6 sits in slot cpu1-x8 (colo-rack.json); without it GPU 2 needs no HDR port.
+    document.apply(edits.remove_card, machine="gpu-2", slot="cpu1-x8")
+    net = rack_network(document.plan, "rack-1", catalog)
+    assert net.ports_needed("compute") == 3
+    assert need_row(dock, "compute fabric") == ["compute fabric", "3", "3", "–"]
+    assert ["HDR leaf", "200 Gb/s", "QSFP56", "3", "37", "40"] in cells(dock, "switches")
+    assert all(not (r[0] == "GPU 2" and r[2] == "compute") for r in cells(dock, "cables"))
+    assert dock.endpoints.text() == "3 compute port(s) at 200 Gb/s"
+    document.undo_stack.undo()
+    assert need_row(dock, "compute fabric") == ["compute fabric", "4", "4", "–"]
