@@ -1,0 +1,123 @@
+"""Bill of materials: lines, counts, prices, overrides, unpriced parts and the CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from rackplanner.core.bom import CSV_COLUMNS, NO_PRICE, Bom, BomLine, bom_csv, build_bom, format_usd
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.plan import PartCount, Plan
+from rackplanner.core.planfile import load_plan
+from tests.conftest import EXAMPLES
+
+
+def _plan(name: str, catalog: Catalog) -> Plan:
+    return load_plan(EXAMPLES / name, catalog)
+
+
+def _line(bom: Bom, group: str, part: str) -> BomLine:
+    return next(line for g in bom.groups if g.id == group for line in g.lines if line.part == part)
+
+
+def test_home_rig_total_by_hand(catalog: Catalog) -> None:
+    bom = build_bom(_plan("home-rig-2x3090.json", catalog), catalog)
+    # catalog/cpu.yaml: ryzen-9-7950x price_usd 699 (2022-08-30); catalog/gpu.yaml: rtx-3090 price_usd 1499.
+    # The board, case, DIMMs, PSU, M.2 drive and NVLink bridge have no price in the catalog.
+    assert catalog.get("ryzen-9-7950x").price_usd == 699  # type: ignore[union-attr]
+    assert catalog.get("rtx-3090").price_usd == 1499  # type: ignore[union-attr]
+    assert bom.totals.total_usd == pytest.approx(699 + 2 * 1499)  # 3,697
+    assert bom.totals.unpriced_parts == 6
+    assert bom.totals.unpriced_units == 7  # two 48 GB DIMMs count as two units
+    assert bom.totals.total_text == "$3,697.00 plus 6 parts without a price (7 units)"
+    gpu = _line(bom, "home-rig", "rtx-3090")
+    assert (gpu.quantity, gpu.extended_price_usd, gpu.price_origin) == (2, 2998, "catalog")
+    assert gpu.price_date is not None and gpu.price_date.isoformat() == "2020-09-01"
+    assert "tomshardware" in gpu.price_source.lower() or "holynerdvana" in gpu.price_source
+    # Not a silent zero: a part without a price has no unit or extended price at all.
+    board = _line(bom, "home-rig", "proart-x670e-creator")
+    assert board.unit_price_usd is None and board.extended_price_usd is None
+    assert format_usd(board.unit_price_usd) == NO_PRICE
+    # Unmounted machine: still counted, under machines, with no rack.
+    (group,) = bom.machines
+    assert group.rack is None and not bom.racks
+    categories = [line.category for line in group.lines]
+    assert categories == ["board", "chassis", "cpu", "memory", "gpu", "drive", "nvlink-bridge", "psu"]
+
+
+def test_colo_rack_counts_and_no_double_counting(catalog: Catalog) -> None:
+    bom = build_bom(_plan("colo-rack.json", catalog), catalog)
+    # colo-rack.json: 4 servers, each 2 CPUs, 12 DIMMs, 4 A100s, 1 ConnectX-6; the rack holds one
+    # apc-ar3300, one QM8700, one SN2201 and two AP8886 PDUs. None of these has a catalog price.
+    assert bom.totals.total_usd == 0
+    assert bom.totals.unpriced_parts == 9
+    assert bom.totals.unpriced_units == 4 + 8 + 48 + 16 + 4 + 1 + 1 + 1 + 2  # 85
+    consolidated = {line.part: line.quantity for line in bom.totals.lines}
+    assert consolidated["a100-80gb-pcie"] == 16
+    assert consolidated["xeon-e5-2680-v4"] == 8
+    assert consolidated["apc-ap8886"] == 2
+    server = catalog.get("sys-4028gr-trt2")
+    # The server brings its board, chassis and stock PSUs: none of them is a line of its own.
+    for included in (server.board, server.chassis, server.psu):  # type: ignore[union-attr]
+        assert included not in consolidated
+    assert "4 x PSU" in _line(bom, "gpu-1", "sys-4028gr-trt2").note
+    rack = bom.racks[0]
+    assert rack.machines == ["gpu-1", "gpu-2", "gpu-3", "gpu-4"]
+    assert [line.part for line in rack.lines] == ["apc-ar3300", "mellanox-qm8700", "nvidia-sn2201", "apc-ap8886"]
+    assert all(g.rack == "rack-1" for g in bom.machines)
+
+
+def test_price_override_changes_the_total(catalog: Catalog) -> None:
+    plan = _plan("colo-rack.json", catalog)
+    plan = plan.model_copy(update={"price_overrides_usd": {"a100-80gb-pcie": 9500.0, "apc-ap8886": 1200.0}})
+    bom = build_bom(plan, catalog)
+    # 16 A100 x $9,500 + 2 AP8886 x $1,200, the plan's own prices.
+    assert bom.totals.total_usd == pytest.approx(16 * 9500 + 2 * 1200)
+    assert bom.totals.unpriced_parts == 7
+    assert bom.totals.overridden_parts == 2
+    line = _line(bom, "gpu-3", "a100-80gb-pcie")
+    assert line.overridden and line.unit_price_usd == 9500 and line.extended_price_usd == 4 * 9500
+    rack = bom.racks[0]
+    assert rack.subtotal_usd == 2 * 1200
+    assert rack.rack_total_usd == pytest.approx(2 * 1200 + 16 * 9500)
+    # Overriding a part the catalog prices replaces the catalog price.
+    home = _plan("home-rig-2x3090.json", catalog)
+    home = home.model_copy(update={"price_overrides_usd": {"rtx-3090": 800.0}})
+    assert build_bom(home, catalog).totals.total_usd == pytest.approx(699 + 2 * 800)
+
+
+def test_server_psus_beyond_stock_are_bought(catalog: Catalog) -> None:
+    plan = _plan("colo-rack.json", catalog)
+    server = catalog.get("sys-4028gr-trt2")
+    stock = server.psu  # type: ignore[union-attr]
+    count = server.psu_count  # type: ignore[union-attr]
+    machines = list(plan.machines)
+    machines[0] = machines[0].model_copy(update={"psus": [PartCount(part=stock, count=count)]})
+    machines[1] = machines[1].model_copy(update={"psus": [PartCount(part=stock, count=count + 2)]})
+    plan = plan.model_copy(update={"machines": machines})
+    bom = build_bom(plan, catalog)
+    assert not any(line.part == stock for line in bom.machines[0].lines)  # the stock ones, listed again
+    assert _line(bom, "gpu-2", stock).quantity == 2
+
+
+def test_csv_header_rows_and_totals(catalog: Catalog) -> None:
+    plan = _plan("home-rig-2x3090.json", catalog)
+    bom = build_bom(plan, catalog)
+    text = bom_csv(bom)
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == list(CSV_COLUMNS)
+    assert len(rows) == 1 + len(bom.lines) == 1 + 8
+    records = list(csv.DictReader(io.StringIO(text)))
+    priced = [r for r in records if r["extended_price_usd"]]
+    assert sum(float(r["extended_price_usd"]) for r in priced) == pytest.approx(3697)
+    gpu = next(r for r in records if r["part_id"] == "rtx-3090")
+    assert (gpu["quantity"], gpu["unit_price_usd"], gpu["extended_price_usd"]) == ("2", "1499.00", "2998.00")
+    assert gpu["price_date"] == "2020-09-01" and gpu["price_origin"] == "catalog"
+    board = next(r for r in records if r["part_id"] == "proart-x670e-creator")
+    assert board["unit_price_usd"] == "" and board["price_origin"] == "none"
+    colo = build_bom(_plan("colo-rack.json", catalog), catalog)
+    colo_rows = list(csv.DictReader(io.StringIO(bom_csv(colo))))
+    assert {r["group_kind"] for r in colo_rows} == {"machine", "rack"}
+    assert sum(int(r["quantity"]) for r in colo_rows) == 85
