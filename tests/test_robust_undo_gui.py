@@ -26,7 +26,7 @@ def _recovery_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RACKPLANNER_RECOVERY_DIR", str(tmp_path / "recovery"))
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1])
 def test_widget_edits_undo_and_redo_through_the_menu_actions(
     qtbot: QtBot, tmp_path: Path, catalog: Catalog, seed: int
 ) -> None:
