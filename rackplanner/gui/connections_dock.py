@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QKeyEvent, QStandardItemModel, QWheelEvent
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QResizeEvent, QStandardItemModel, QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -365,8 +365,13 @@ class ConnectionsDock(QDockWidget):
         if changed:
             self._fit_device_column()
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_device_column()
+
     def _fit_device_column(self) -> None:
-        limit = self.fontMetrics().horizontalAdvance("M") * 9
+        # Up to a quarter of the dock, never below eight characters; the rest is the combo's.
+        limit = max(self.fontMetrics().averageCharWidth() * 8, self.width() * 25 // 100)
         self.table.setColumnWidth(DEVICE, min(self.table.sizeHintForColumn(DEVICE), limit))
 
     @staticmethod
