@@ -45,6 +45,7 @@ from rackplanner.core.capacity.curves import (
     TrainingPlan,
     cached_capacity_table,
     decode_curve,
+    hardware_key,
     rack_capacity_table,
     rack_hardware,
     training_plan,
@@ -455,9 +456,12 @@ class CapacityDock(QDockWidget):
 
     def _on_changed(self, change: ChangeSet) -> None:
         if self.whole_rack:
-            rack = self._document.current_rack
-            if (change.touches(Change.RACK_LAYOUT) and rack in change.racks) or (
-                change.touches(Change.CAPACITY, Change.MACHINES) and change.machines & self._rack_machines
+            rack = self._document.plan.rack(self._document.current_rack)
+            machines = {d.machine for d in rack.devices if d.machine} if rack else set()
+            # Moving a switch or a server within the rack changes nothing it can run.
+            mounted = change.touches(Change.RACK_LAYOUT) and machines != self._rack_machines
+            if mounted or (
+                change.touches(Change.CAPACITY, Change.MACHINES) and change.machines & (machines | self._rack_machines)
             ):
                 self._refresh_when_visible()
             return
@@ -590,7 +594,7 @@ class CapacityDock(QDockWidget):
             # On a rack, the curve of the machine with the fastest batch-1 decode (the table's figure).
             seen: set[str] = set()
             for hw in self.hardware:
-                key = hw.model_dump_json()
+                key = hardware_key(hw)
                 if key in seen:
                     continue
                 seen.add(key)

@@ -52,7 +52,16 @@ def _table(headers: list[str], stretch: int = 0) -> QTableWidget:
     return table
 
 
-def _fill(table: QTableWidget, rows: list[list[str]], numeric_from: int) -> None:
+def _fill(table: QTableWidget, rows: list[list[str]], numeric_from: int) -> bool:
+    """Show ``rows``; False (and nothing redone) when the table shows them already."""
+    if table.property("rows") == rows:
+        return False
+    table.setProperty("rows", rows)
+    # Sizing columns to their contents after every cell is what makes refilling slow.
+    header = table.horizontalHeader()
+    modes = [header.sectionResizeMode(c) for c in range(table.columnCount())]
+    for column in range(table.columnCount()):
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
     table.setRowCount(len(rows))
     for r, cells in enumerate(rows):
         for c, text in enumerate(cells):
@@ -60,10 +69,13 @@ def _fill(table: QTableWidget, rows: list[list[str]], numeric_from: int) -> None
             if c >= numeric_from:
                 item.setTextAlignment(_RIGHT)
             table.setItem(r, c, item)
+    for column, mode in enumerate(modes):
+        header.setSectionResizeMode(column, mode)
     # Every row visible without an inner scroll bar; the dock scrolls as a whole.
-    height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+    height = header.sizeHint().height() + 2 * table.frameWidth()
     height += sum(table.rowHeight(r) for r in range(table.rowCount()))
     table.setFixedHeight(height)
+    return True
 
 
 def _label(note: bool = False) -> QLabel:
@@ -223,7 +235,8 @@ class NetworkDock(QDockWidget):
             [p.name, speed_text(p.speed_gbps), p.connector.upper(), str(p.used), str(p.free), str(p.total)]
             for p in net.switch_ports
         ]
-        _fill(self.switches, rows, numeric_from=3)
+        if not _fill(self.switches, rows, numeric_from=3):
+            return
         for r, port in enumerate(net.switch_ports):
             for c in range(len(self.SWITCH_COLUMNS)):
                 item = self.switches.item(r, c)
@@ -247,7 +260,15 @@ class NetworkDock(QDockWidget):
             [NETWORK_LABELS.get(n, n), str(needed), str(done), str(needed - done) if needed > done else "–"]
             for n, needed, done in self.needs
         ]
-        _fill(self.needs_table, rows, numeric_from=1)
+        if _fill(self.needs_table, rows, numeric_from=1):
+            self._mark_needs(net)
+        lines = []
+        for finding in net.findings:
+            colour = SEVERITY_COLORS.get(finding.severity, SEVERITY_COLORS["info"]).name()
+            lines.append(f'<span style="color:{colour}">●</span> {_escape(finding.message)}')
+        self.findings.setText("<br>".join(lines) if lines else "Every port need is served by a switch in this rack.")
+
+    def _mark_needs(self, net: RackNetwork) -> None:
         bold = QFont(self.needs_table.font())
         bold.setBold(True)
         for r, (network, needed, done) in enumerate(self.needs):
@@ -261,11 +282,6 @@ class NetworkDock(QDockWidget):
             if short is not None and needed > done:
                 short.setForeground(SEVERITY_COLORS["error"])
                 short.setFont(bold)
-        lines = []
-        for finding in net.findings:
-            colour = SEVERITY_COLORS.get(finding.severity, SEVERITY_COLORS["info"]).name()
-            lines.append(f'<span style="color:{colour}">●</span> {_escape(finding.message)}')
-        self.findings.setText("<br>".join(lines) if lines else "Every port need is served by a switch in this rack.")
 
     def _show_cables(self, rack: Rack, net: RackNetwork) -> None:
         names = {d.id: d.name for d in rack.devices}
@@ -279,11 +295,11 @@ class NetworkDock(QDockWidget):
             ]
             for c in net.cables
         ]
-        _fill(self.cables, rows, numeric_from=4)
-        for r, cable in enumerate(net.cables):
-            item = self.cables.item(r, 2)
-            if item is not None:
-                item.setToolTip(NETWORK_LABELS[cable.network])
+        if _fill(self.cables, rows, numeric_from=4):
+            for r, cable in enumerate(net.cables):
+                item = self.cables.item(r, 2)
+                if item is not None:
+                    item.setToolTip(NETWORK_LABELS[cable.network])
         self.cables.setVisible(bool(rows))
         totals: Counter[str] = Counter()
         for cable in net.cables:

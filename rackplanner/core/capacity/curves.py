@@ -219,45 +219,60 @@ class RackRow(BaseModel):
 _TABLES: ContentCache[list[TableRow]] = ContentCache(64)
 
 
+def hardware_key(hw: Hardware) -> str:
+    """What the estimates depend on: every figure of the hardware but its label (the machine's name)."""
+    return hw.model_dump_json(exclude={"label"})
+
+
 def cached_capacity_table(
     catalog: Catalog, hw: Hardware, *, runtime: str | None = None, context: int = 4096
 ) -> list[TableRow]:
     """``capacity_table`` of the fitting rows, remembered per hardware, runtime and context."""
-    key = (hw.model_dump_json(), runtime, context)
+    key = (hardware_key(hw), runtime, context)
     return _TABLES.get(catalog, key, lambda: capacity_table(catalog, hw, runtime=runtime, context=context))
+
+
+_RACK_TABLES: ContentCache[list[RackRow]] = ContentCache(16)
 
 
 def rack_capacity_table(
     catalog: Catalog, hardware: list[Hardware], *, runtime: str | None = None, context: int = 4096
 ) -> list[RackRow]:
     """Catalog models × formats that fit at least one machine of the rack, machines as independent servers."""
-    per_machine = [cached_capacity_table(catalog, hw, runtime=runtime, context=context) for hw in hardware]
-    order: list[tuple[str, str]] = []
-    found: dict[tuple[str, str], list[TableRow]] = {}
-    for rows in per_machine:
-        for row in rows:
-            key = (row.model, row.format)
-            if key not in found:
-                found[key] = []
-                order.append(key)
-            found[key].append(row)
+    key = (tuple(hardware_key(hw) for hw in hardware), runtime, context)
+    return _RACK_TABLES.get(catalog, key, lambda: _rack_capacity_table(catalog, hardware, runtime, context))
+
+
+def _rack_capacity_table(
+    catalog: Catalog, hardware: list[Hardware], runtime: str | None, context: int
+) -> list[RackRow]:
+    # Racks hold many identical servers: one table per distinct configuration, counted.
+    groups: dict[str, tuple[Hardware, int]] = {}
+    for hw in hardware:
+        key = hardware_key(hw)
+        first, count = groups.get(key, (hw, 0))
+        groups[key] = (first, count + 1)
+    found: dict[tuple[str, str], list[tuple[TableRow, int]]] = {}
+    for hw, count in groups.values():
+        for row in cached_capacity_table(catalog, hw, runtime=runtime, context=context):
+            found.setdefault((row.model, row.format), []).append((row, count))
     result = []
     # Model by model, formats in their usual order (as capacity_table lists them).
     rank = {f: i for i, f in enumerate(FORMATS)}
-    for key in sorted(order, key=lambda mf: (mf[0], rank.get(mf[1], len(rank)))):
-        rows = found[key]
-        decode = [r.decode_tokens_per_s for r in rows if r.decode_tokens_per_s is not None]
-        prefill = [r.prefill_tokens_per_s for r in rows if r.prefill_tokens_per_s is not None]
-        best = [r.best_batch_tokens_per_s for r in rows if r.best_batch_tokens_per_s is not None]
+    for pair in sorted(found, key=lambda mf: (mf[0], rank.get(mf[1], len(rank)))):
+        rows = found[pair]
+        decode = [r.decode_tokens_per_s for r, _ in rows if r.decode_tokens_per_s is not None]
+        prefill = [r.prefill_tokens_per_s for r, _ in rows if r.prefill_tokens_per_s is not None]
+        best = [r.best_batch_tokens_per_s * n for r, n in rows if r.best_batch_tokens_per_s is not None]
         result.append(
-            RackRow(
-                model=key[0],
-                format=key[1],
+            RackRow.model_construct(
+                model=pair[0],
+                format=pair[1],
                 machines=len(hardware),
-                machines_fitting=len(rows),
-                total_gb=max(r.total_gb for r in rows),
-                offload_fraction=max(r.offload_fraction for r in rows),
-                max_context=max(r.max_context for r in rows),
+                machines_fitting=sum(n for _, n in rows),
+                total_gb=max(r.total_gb for r, _ in rows),
+                offload_fraction=max(r.offload_fraction for r, _ in rows),
+                max_context=max(r.max_context for r, _ in rows),
                 decode_tokens_per_s=max(decode) if decode else None,
                 prefill_tokens_per_s=max(prefill) if prefill else None,
                 best_batch_tokens_per_s=sum(best) if best else None,
