@@ -53,6 +53,8 @@ def font(points: float, *, bold: bool = False, family: str | None = None) -> QFo
     f = QFont(family or base_family())
     f.setPointSizeF(points)
     f.setBold(bold)
+    # No "fi"/"fl" ligatures: the PDF's text then reads and searches as the letters typed.
+    f.setFeature(QFont.Tag("liga"), 0)
     return f
 
 

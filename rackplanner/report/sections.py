@@ -173,13 +173,13 @@ def _rate(value: float | None) -> str:
 # --- bill of materials ---------------------------------------------------------------------
 
 BOM_COLUMNS = [
-    Column("Item", 4.2),
-    Column("Part id", 2.6),
-    Column("Qty", 0.7, "right"),
-    Column("Unit price", 1.35, "right"),
-    Column("Extended", 1.45, "right"),
-    Column("Price date", 1.25),
-    Column("Source", 1.2),
+    Column("Item", 3.9),
+    Column("Part id", 2.4),
+    Column("Qty", 0.6, "right"),
+    Column("Unit price", 1.3, "right"),
+    Column("Extended", 1.4, "right"),
+    Column("Price date", 1.35, "center"),
+    Column("Source", 1.9),
 ]
 
 
@@ -455,7 +455,7 @@ def _capacity(c: Composer, facts: PlanFacts) -> None:
     c.paragraph(
         f"The largest catalog models each configuration holds entirely in its memory at {CAPACITY_CONTEXT:,} "
         "tokens of context, each at the best of FP16, Q8_0 and Q4_K_M that fits, with estimated decode speed "
-        "(one sequence, and the best batch) as `rackplanner capacity` computes it.",
+        "(one sequence, and the best batch) as rackplanner capacity computes it.",
         8,
         color=MUTED,
     )
@@ -491,9 +491,9 @@ def _capacity(c: Composer, facts: PlanFacts) -> None:
         ]
         c.table(
             [
-                Column("Model", 3),
-                Column("Parameters", 1.3, "right"),
-                Column("Format", 1.2),
+                Column("Model", 2.8),
+                Column("Parameters", 1.2, "right"),
+                Column("Format", 1.7),
                 Column("Memory", 1.2, "right"),
                 Column("Max context", 1.3, "right"),
                 Column("Decode, batch 1", 1.7, "right"),

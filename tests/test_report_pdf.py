@@ -1,0 +1,208 @@
+"""The PDF report: pages, sections, text read back with pdftotext, page sizes, vector drawings."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from rackplanner.core.bom import build_bom
+from rackplanner.core.catalog import Catalog
+from rackplanner.core.plan import Plan
+from rackplanner.core.planfile import load_plan
+from rackplanner.core.rackpower import rack_power
+from rackplanner.report import sections
+from rackplanner.report.pdf import ExportCancelled, PdfResult, write_pdf
+from tests.conftest import EXAMPLES
+
+TODAY = date(2026, 11, 22)
+needs_pdftotext = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) missing")
+
+
+def raw_page_count(path: Path) -> int:
+    """Page objects in the file (a pure-Python check that does not need poppler)."""
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", path.read_bytes()))
+
+
+def media_boxes(path: Path) -> set[tuple[float, float]]:
+    found = re.findall(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", path.read_bytes())
+    return {(round(float(w)), round(float(h))) for w, h in found}
+
+
+def page_text(path: Path, page: int | None = None, *, layout: bool = False) -> str:
+    """The text pdftotext reads; ``layout`` keeps a table row on one line."""
+    args = ["pdftotext", *(["-layout"] if layout else [])]
+    args += ["-f", str(page), "-l", str(page)] if page else []
+    args += [str(path), "-"]
+    return subprocess.run(args, capture_output=True, text=True, check=True).stdout
+
+
+def flat(text: str) -> str:
+    """Whitespace collapsed, so text wrapped in a table cell reads as one line."""
+    return " ".join(text.split())
+
+
+def squeezed(text: str) -> str:
+    """Without whitespace and hyphens: a name hyphenated across a cell's lines still matches."""
+    return re.sub(r"[\s\-]", "", text)
+
+
+def export(plan: Plan, catalog: Catalog, path: Path, **kwargs: object) -> PdfResult:
+    result = write_pdf(plan, catalog, path, today=TODAY, **kwargs)  # type: ignore[arg-type]
+    shots = os.environ.get("RACKPLANNER_SHOTS")
+    if shots and shutil.which("pdftoppm"):
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        subprocess.run(["pdftoppm", "-r", "60", "-png", str(path), str(Path(shots) / path.stem)], check=True)
+        print(f"pages of {path.name} rendered to {shots}")
+    return result
+
+
+@needs_pdftotext
+def test_colo_report_pages_text_and_power_figures(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    path = tmp_path / "colo.pdf"
+    result = export(plan, catalog, path)
+    n = result.pages
+    assert raw_page_count(path) == n
+    s = result.sections
+    # Cover, BOM, then one page per rack (colo-rack.json: one) and one per distinct machine
+    # configuration (its four servers are built alike: one), then power, capacity, findings.
+    assert list(s) == [sections.COVER, sections.BOM, sections.RACKS, sections.MACHINES] + [
+        sections.POWER,
+        sections.CAPACITY,
+        sections.FINDINGS,
+    ]
+    assert s[sections.MACHINES] - s[sections.RACKS] == 1
+    assert s[sections.POWER] - s[sections.MACHINES] == 1
+    assert s[sections.FINDINGS] == n
+    assert s[sections.BOM] == 2 and s[sections.RACKS] > s[sections.BOM]
+
+    text = flat(page_text(path))
+    assert plan.name in text
+    assert "Prepared 22 November 2026" in text
+    # BOM totals from core/bom.py: no part of this plan has a catalog price (test_bom.py).
+    totals = build_bom(plan, catalog).totals
+    assert totals.total_text == "$0.00 plus 9 parts without a price (85 units)"
+    assert "Total (USD)" in text and "plus 9 parts without a price (85 units)" in text
+    for line in totals.lines:
+        assert squeezed(line.model) in squeezed(text), line.model
+    assert text.count("no price") >= len(totals.lines)
+    for page in range(1, n + 1):
+        assert f"Page {page} of {n}" in flat(page_text(path, page))
+    # The BOM table's header row repeats on every page it runs onto.
+    for page in range(s[sections.BOM], s[sections.RACKS]):
+        bom_page = flat(page_text(path, page, layout=True))
+        assert "Item Part id Qty Unit price Extended Price date Source" in bom_page, page
+    rack_page = flat(page_text(path, s[sections.RACKS]))
+    assert "Rack 1: elevation, front and rear" in rack_page
+    # Labels of the rack drawing are text too: the devices' names from colo-rack.json.
+    for name in ("GPU 1", "HDR leaf", "Management switch", "Front", "Rear"):
+        assert name in rack_page, name
+
+    power = rack_power(plan, "rack-1", catalog)
+    power_page = flat(page_text(path, s[sections.POWER]))
+    assert f"{power.load_w / 1000:,.2f} kW" in power_page
+    assert f"{power.load_va / 1000:,.2f} kVA" in power_page
+    assert f"{power.heat_btu_hr:,.0f} BTU/hr" in power_page
+    for name in ("PDU A", "PDU B", "Normal", "Feed A failed", "Feed B failed"):
+        assert name in power_page, name
+    for scenario in power.scenarios:
+        for pdu in scenario.pdus:
+            for line in pdu.lines if pdu.alive else []:
+                assert f"{line.current_a:.1f} A ({line.percent:.0f}%)" in power_page
+    # The cover's kW is the rack's (every machine of this plan is mounted).
+    assert f"{power.load_w / 1000:,.2f} kW" in flat(page_text(path, 1))
+
+
+def test_drawings_are_vectors_and_text_is_text(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    path = tmp_path / "colo.pdf"
+    export(plan, catalog, path)
+    data = path.read_bytes()
+    # No raster image anywhere: the rack, board and block diagram are painted as paths and text.
+    assert b"/Subtype /Image" not in data and b"/Subtype/Image" not in data
+    assert b"/FontFile2" in data  # fonts embedded, text kept as text
+
+
+def test_page_sizes(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    a4 = export(plan, catalog, tmp_path / "a4.pdf", page_size="a4")
+    letter = export(plan, catalog, tmp_path / "letter.pdf", page_size="letter")
+    # ISO 216 A4 is 210 x 297 mm = 595 x 842 pt; US Letter is 8.5 x 11 in = 612 x 792 pt.
+    assert media_boxes(a4.path) == {(595, 842)}
+    assert media_boxes(letter.path) == {(612, 792)}
+    # Letter is shorter: the BOM table needs at least as many pages.
+    assert letter.pages >= a4.pages
+
+
+@needs_pdftotext
+def test_home_rig_prices_dates_and_unpriced_parts(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    path = tmp_path / "home.pdf"
+    result = export(plan, catalog, path)
+    s = result.sections
+    # No racks: no rack pages; one machine configuration.
+    assert sections.RACKS not in s
+    assert s[sections.POWER] - s[sections.MACHINES] == 1
+    text = flat(page_text(path))
+    # catalog/cpu.yaml ryzen-9-7950x $699 (2022-08-30), catalog/gpu.yaml rtx-3090 $1499 (2020-09-01).
+    for figure in ("$699.00", "$1,499.00", "$2,998.00", "$3,697.00", "2022-08-30", "2020-09-01"):
+        assert figure in text, figure
+    assert "plus 6 parts without a price (7 units)" in text
+    assert "no price" in text
+    # Catalog price sources are listed in full at the end of the BOM.
+    assert "Price sources" in text and "holynerdvana.blogspot.com" in text
+    assert "Home rig" in text and "Machines not in a rack" in text
+
+
+@needs_pdftotext
+def test_price_override_is_marked(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    plan = plan.model_copy(update={"price_overrides_usd": {"rtx-3090": 800.0}})
+    path = tmp_path / "override.pdf"
+    export(plan, catalog, path)
+    text = flat(page_text(path))
+    # $699 CPU + 2 x $800 (the plan's price for the RTX 3090).
+    assert "$2,299.00" in text
+    assert "$800.00 *" in text and "$1,600.00" in text
+    assert "$1,499.00" not in text
+
+
+@needs_pdftotext
+@pytest.mark.parametrize("name", ["sys-4028gr-trt2-8gpu.json", "teaching-mistakes.json"])
+def test_other_examples_export(qapp: object, catalog: Catalog, tmp_path: Path, name: str) -> None:
+    plan = load_plan(EXAMPLES / name, catalog)
+    path = tmp_path / "plan.pdf"
+    result = export(plan, catalog, path)
+    assert raw_page_count(path) == result.pages
+    text = flat(page_text(path))
+    totals = build_bom(plan, catalog).totals
+    for line in totals.lines:
+        assert squeezed(line.model) in squeezed(text), line.model
+    assert totals.total_text.split(" plus ")[0] in text
+
+
+def test_empty_plan_and_progress(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int, section: str) -> bool:
+        seen.append((done, total))
+        return True
+
+    result = export(Plan(name="Nothing yet"), catalog, tmp_path / "empty.pdf", progress=progress)
+    # Cover, BOM, power, capacity and findings; no rack or machine pages.
+    assert result.pages == 5
+    assert seen == [(i, 5) for i in range(6)]
+
+
+def test_cancel_leaves_no_file(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    path = tmp_path / "cancelled.pdf"
+    with pytest.raises(ExportCancelled):
+        write_pdf(plan, catalog, path, progress=lambda done, total, section: done < 2)
+    assert not path.exists()
