@@ -223,10 +223,11 @@ class Walker:
         if kind == "move_rack_to_row":
             return {"rack": self.rack(plan), "row": self.pick([r.id for r in plan.rows])}
         if kind == "set_card_network":
-            machine = self.machine(plan)
+            nics = [(m.id, c.slot) for m in plan.machines for c in m.cards if catalog.get_as(c.part, Nic)]
+            machine, slot = self.pick(nics, ghost=None) or (self.machine(plan), "ghost")
             return {
                 "machine": machine,
-                "slot": self.pick(self.cards(plan, machine)),
+                "slot": slot,
                 "network": rng.choice(["compute", "storage", "in-band", None]),
                 "catalog": catalog,
             }
@@ -282,7 +283,8 @@ class Walker:
         if kind == "set_price_override":
             return {"part": rng.choice([*CARDS, *PSUS]), "price_usd": rng.choice(PRICES), "catalog": catalog}
         if kind == "set_outlet_assignment":
-            rack_id = self.rack(plan)
+            with_pdus = [r.id for r in plan.racks if any(d.part and catalog.get_as(d.part, Pdu) for d in r.devices)]
+            rack_id = self.pick(with_pdus) if with_pdus else self.rack(plan)
             rack = plan.rack(rack_id)
             pdus = [d for d in rack.devices if d.part and catalog.get_as(d.part, Pdu)] if rack else []
             pdu = self.rng.choice(pdus) if pdus and rng.random() < 0.8 else None
