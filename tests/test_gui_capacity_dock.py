@@ -343,3 +343,19 @@ def test_rack_table_with_different_machines(catalog: Catalog) -> None:
         assert row.best_batch_tokens_per_s == pytest.approx(expected_best)
         decodes = [t[key].decode_tokens_per_s or 0 for t in (big, small) if key in t]
         assert row.decode_tokens_per_s == pytest.approx(max(decodes))
+
+
+def test_cpu_only_machine(qtbot: QtBot, catalog: Catalog) -> None:
+    document = PlanDocument(load_plan(EXAMPLES / "home-rig-2x3090.json", catalog), catalog)
+    dock = make_dock(qtbot, document)
+    for card in list(document.plan.machines[0].cards):
+        document.apply(edits.remove_card, machine="home-rig", slot=card.slot)
+    # Without its two RTX 3090s the rig estimates on its Ryzen 9 7950X and DDR5 (home-rig-2x3090.json).
+    hw = from_machine(document.plan.machines[0], catalog)
+    assert hw.kind == "cpu" and dock.title.text() == hw.label
+    assert set(shown_rows(dock)) == {(r.model, r.format) for r in capacity_table(catalog, hw, context=4096)}
+    assert dock.training is None and "need GPUs" in dock.training_summary.text()
+    # vLLM runs on GPUs only: no rows, and the note says what to choose instead.
+    dock.runtime.setCurrentIndex(dock.runtime.findData("vllm"))
+    assert dock.proxy.rowCount() == 0 and dock.curve is None
+    assert "choose llama.cpp" in dock.table_note.text()

@@ -260,6 +260,8 @@ class CapacityDock(QDockWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        # Model names differ at their ends (…-Llama-8B, …-Llama-70B): elide in the middle.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setShowGrid(False)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
@@ -530,6 +532,9 @@ class CapacityDock(QDockWidget):
         self.hardware = [hw]
         self.title.setText(hw.label)
         self.title.setToolTip("\n".join(hw.assumptions))
+        rt = RUNTIMES[runtime]
+        if rt.gpu_only and hw.kind != "gpu":
+            return f"{rt.label} runs on GPUs only; choose llama.cpp for {hw.label}.", []
         return "", cached_capacity_table(self._document.catalog, hw, runtime=runtime, context=self.context)
 
     def _rack_rows(self, runtime: str) -> tuple[str, list[RackRow]]:
@@ -545,14 +550,19 @@ class CapacityDock(QDockWidget):
         gpus = f", {found.gpus} GPUs" if found.gpus else ""
         self.title.setText(f"{rack.name}: {len(found.machines)} machine(s){gpus}")
         self.title.setToolTip("\n".join([h.label for h in found.hardware] + found.skipped))
+        skipped = list(found.skipped)
+        rt = RUNTIMES[runtime]
+        if rt.gpu_only:
+            skipped += [f"{h.label} ({rt.label} runs on GPUs only)" for h in found.hardware if h.kind != "gpu"]
+            self.hardware = [h for h in found.hardware if h.kind == "gpu"]
         self.scope_note.setText(
             "Each machine runs its own copy (independent servers, no model split across machines): "
             "batch-1 decode and prefill are the fastest machine's, best-batch tokens/s add up over "
-            "the machines that hold the model." + (f" Left out: {'; '.join(found.skipped)}" if found.skipped else "")
+            "the machines that hold the model." + (f" Left out: {'; '.join(skipped)}." if skipped else "")
         )
-        if not found.hardware:
+        if not self.hardware:
             return "No machine in this rack to estimate on.", []
-        rows = rack_capacity_table(self._document.catalog, found.hardware, runtime=runtime, context=self.context)
+        rows = rack_capacity_table(self._document.catalog, self.hardware, runtime=runtime, context=self.context)
         return "", rows
 
     def _table_note(self, count: int) -> str:
