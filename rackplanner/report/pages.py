@@ -95,6 +95,7 @@ class Composer:
         self.section = ""
         self.section_pages: dict[str, int] = {}
         self._continued: Callable[[], None] | None = None
+        self._heights: dict[tuple[str, str, float], float] = {}
 
     @property
     def content_width(self) -> float:
@@ -137,8 +138,12 @@ class Composer:
     # --- text ------------------------------------------------------------------------
 
     def text_height(self, text: str, f: QFont, width: float) -> float:
-        rect = self.metrics(f).boundingRect(QRectF(0, 0, width, 1e6), _WRAP, text)
-        return rect.height()
+        key = (text, f.key(), round(width, 2))
+        height = self._heights.get(key)
+        if height is None:
+            height = self.metrics(f).boundingRect(QRectF(0, 0, width, 1e6), _WRAP, text).height()
+            self._heights[key] = height
+        return height
 
     def heading(self, text: str, points: float = 15, *, color: QColor = ACCENT, space_after: float = 6) -> None:
         f = font(points, bold=True)
