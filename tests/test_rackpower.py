@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 
 from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog import Catalog, load_catalog
 from rackplanner.core.planfile import load_plan
 from rackplanner.core.rackpower import rack_power
 from tests.conftest import EXAMPLES
@@ -155,3 +157,37 @@ def test_plugging_a_pdu_into_the_other_feed(cat: Catalog) -> None:
     assert set(power.scenario("feed-a-failed").unpowered) == {"load-1", "load-2"}
     with pytest.raises(edits.EditRefused):
         edits.set_device_feed(plan, rack="r1", device="pdu-b", feed="no-such-feed")
+
+
+def test_cords_spread_over_breakers_on_one_line(tmp_path: Path) -> None:
+    # A single-phase 230 V 32 A PDU with two 16 A breaker groups (a common layout); six 1 kW
+    # single-cord loads, three per feed. Piled on one breaker they would draw
+    # 3 x 1000 / 0.95 / 230 = 13.7 A, over 16 A x 0.8 = 12.8 A; spread 2 + 1 they stay under.
+    folder = tmp_path / "cat"
+    build_catalog(folder)
+    pdu = {
+        "id": "test-pdu-1ph-2-breakers",
+        "vendor": "Test",
+        "model": "1-phase PDU, two 16 A breakers",
+        "source": ["test fixture"],
+        "phases": 1,
+        "wiring": "single",
+        "voltage_v": 230,
+        "input_current_a": 32,
+        "inlet": "iec-60309-2p-e-6h",
+        "metering": "metered",
+        "outlet_groups": [
+            {"id": "g1", "line": "L1", "breaker_a": 16, "outlets": {"iec-60320-c13": 12}},
+            {"id": "g2", "line": "L1", "breaker_a": 16, "outlets": {"iec-60320-c13": 12}},
+        ],
+    }
+    (folder / "pdu.yaml").write_text(yaml.safe_dump([pdu]), encoding="utf-8")
+    cat = load_catalog([folder])
+    plan = rack_with_pdus(cat, "test-pdu-1ph-2-breakers", voltage_v=230, phases=1, breaker_a=32)
+    plan = mount_loads(plan, cat, 6, "test-single-cord")
+    power = rack_power(plan, "r1", cat)
+    per_group = Counter((c.pdu, c.outlet_group) for c in power.cords)
+    assert sorted(per_group.values()) == [1, 1, 2, 2]
+    assert "breaker-over-limit" not in {f.code for f in power.findings}
+    worst = max(b.current_a for p in power.scenario("normal").pdus for b in p.breakers)
+    assert worst == pytest.approx(2 * 1000 / 0.95 / 230)

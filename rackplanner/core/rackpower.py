@@ -396,7 +396,11 @@ def _plug(
 def _best_outlet(
     pdus: list[_PduState], consumer: Consumer, index: int, outlet: str
 ) -> tuple[_PduState, OutletGroup] | None:
-    """PSU 1 to side A, PSU 2 to side B, ...; on that side, the group leaving the lines most even."""
+    """PSU 1 to side A, PSU 2 to side B, ...; on that side, the group leaving the lines most even.
+
+    Among groups that leave the lines equally loaded (several breakers on one line), the one
+    whose breaker is least loaded after the cord wins, so cords spread over the breakers too.
+    """
     sides = sorted({p.side for p in pdus if p.side})
     wanted = sides[index % len(sides)] if sides else None
     if len(consumer.inlets) == 1 and sides:
@@ -404,16 +408,20 @@ def _best_outlet(
         wanted = min(sides, key=lambda side: sum(sum(p.va_by_group.values()) for p in pdus if p.side == side))
     ordered = [p for p in pdus if p.side == wanted] + [p for p in pdus if p.side != wanted]
     for preference in (ordered[: sum(1 for p in pdus if p.side == wanted)], ordered):
-        best: tuple[float, int, _PduState, OutletGroup] | None = None
+        best: tuple[tuple[float, float, int], _PduState, OutletGroup] | None = None
+        share_va = consumer.wall_va / len(consumer.inlets)
         for order, pdu in enumerate(preference):
             for group in pdu.part.outlet_groups:
                 if pdu.free[group.id][outlet] <= 0:
                     continue
-                score = _max_line_percent_after(pdu, group, consumer.wall_va / len(consumer.inlets))
-                if best is None or (score, order) < (best[0], best[1]):
-                    best = (score, order, pdu, group)
+                line_a = round(_max_line_percent_after(pdu, group, share_va), 9)
+                group_va = pdu.va_by_group.get(group.id, 0.0) + share_va
+                breaker_share = group_va / group.breaker_a if group.breaker_a else group_va
+                score = (line_a, breaker_share, order)
+                if best is None or score < best[0]:
+                    best = (score, pdu, group)
         if best is not None:
-            return best[2], best[3]
+            return best[1], best[2]
     return None
 
 
