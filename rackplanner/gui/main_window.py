@@ -33,11 +33,20 @@ from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
 from rackplanner.core.power_text import rack_report
 from rackplanner.gui import recovery
+from rackplanner.gui.block_diagram import BlockDiagramDock
+from rackplanner.gui.capacity_dock import CapacityDock
+from rackplanner.gui.connections_dock import ConnectionsDock
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.feed_dialog import FeedDialog
+from rackplanner.gui.findings_dock import FindingsDock
 from rackplanner.gui.machine_canvas import MachineCanvas
+from rackplanner.gui.machine_form import MachineDock
 from rackplanner.gui.mime import part_from_mime
+from rackplanner.gui.network_dock import NetworkDock
+from rackplanner.gui.palette import PaletteDock
+from rackplanner.gui.power_dock import PowerDock
 from rackplanner.gui.rack_canvas import RackRowCanvas, rows_of
+from rackplanner.gui.summary_dock import SummaryDock
 
 APP_NAME = "rackplanner"
 PLAN_FILTER = "rackplanner plans (*.json);;All files (*)"
@@ -181,54 +190,47 @@ class MainWindow(QMainWindow):
         toolbar.addAction(self.fit_action)
 
     def _build_docks(self) -> None:
-        """The docks; each is optional so the window works while a dock module is missing."""
+        """The docks, in tabbed groups: catalog and machine on the left, the diagram and the lists on the right."""
         self.docks: dict[str, QDockWidget] = {}
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         right = Qt.DockWidgetArea.RightDockWidgetArea
-        for module, cls, area in (
-            ("rackplanner.gui.palette", "PaletteDock", left),
-            ("rackplanner.gui.machine_form", "MachineDock", left),
-            ("rackplanner.gui.block_diagram", "BlockDiagramDock", right),
-            ("rackplanner.gui.summary_dock", "SummaryDock", right),
-            ("rackplanner.gui.findings_dock", "FindingsDock", right),
-            ("rackplanner.gui.power_dock", "PowerDock", right),
-            ("rackplanner.gui.connections_dock", "ConnectionsDock", right),
-            ("rackplanner.gui.network_dock", "NetworkDock", right),
-            ("rackplanner.gui.capacity_dock", "CapacityDock", right),
-        ):
-            dock = _make_dock(module, cls, self.document, self)
-            if dock is None:
-                continue
-            self.addDockWidget(area, dock)
-            self.docks[cls] = dock
-            self.view_menu.addAction(dock.toggleViewAction())
+        groups: tuple[tuple[Qt.DockWidgetArea, tuple[Callable[[PlanDocument, QWidget], QDockWidget], ...]], ...] = (
+            (left, (PaletteDock, MachineDock)),
+            (right, (BlockDiagramDock,)),
+            (right, (FindingsDock, SummaryDock, PowerDock, ConnectionsDock, NetworkDock, CapacityDock)),
+        )
+        for area, classes in groups:
+            first: QDockWidget | None = None
+            for cls in classes:
+                dock = cls(self.document, self)
+                self.addDockWidget(area, dock)
+                # Tabify at once: stacked even for a moment, the docks' minimum heights would grow the window.
+                if first is None:
+                    first = dock
+                else:
+                    self.tabifyDockWidget(first, dock)
+                self.docks[type(dock).__name__] = dock
+                self.view_menu.addAction(dock.toggleViewAction())
+            if first is not None:
+                first.raise_()
         history = QDockWidget("Undo history", self)
         history.setObjectName("undo-history")
         history.setWidget(QUndoView(self.document.undo_stack))
         self.addDockWidget(right, history)
+        self.tabifyDockWidget(self.docks["FindingsDock"], history)
         history.hide()
         self.docks["undo-history"] = history
         self.view_menu.addAction(history.toggleViewAction())
-        if "MachineDock" in self.docks and "PaletteDock" in self.docks:
-            self.tabifyDockWidget(self.docks["PaletteDock"], self.docks["MachineDock"])
-            self.docks["PaletteDock"].raise_()
-        lower = [self.docks[n] for n in ("SummaryDock", "PowerDock", "ConnectionsDock", "NetworkDock",
-                                          "CapacityDock", "FindingsDock") if n in self.docks]
-        for dock in lower[1:]:
-            self.tabifyDockWidget(lower[0], dock)
-        if "FindingsDock" in self.docks:
-            self.docks["FindingsDock"].raise_()
+        self.docks["FindingsDock"].raise_()
         # A first layout for 1366x768 and up: the diagram gets the height, lists the rest.
-        right_docks = [self.docks[n] for n in ("BlockDiagramDock", "FindingsDock") if n in self.docks]
-        if len(right_docks) == 2:
-            self.resizeDocks(right_docks, [470, 250], Qt.Orientation.Vertical)
-        sides = [self.docks[n] for n in ("PaletteDock", "BlockDiagramDock") if n in self.docks]
-        self.resizeDocks(sides, [300, 430][: len(sides)], Qt.Orientation.Horizontal)
+        diagram, findings, palette = (self.docks[n] for n in ("BlockDiagramDock", "FindingsDock", "PaletteDock"))
+        self.resizeDocks([diagram, findings], [470, 250], Qt.Orientation.Vertical)
+        self.resizeDocks([palette, diagram], [300, 430], Qt.Orientation.Horizontal)
         self.document.current_rack_changed.connect(lambda _rack: self._show_rack_findings())
         self._show_rack_findings()
-        palette = self.docks.get("PaletteDock")
-        if palette is not None and hasattr(palette, "part_activated"):
-            palette.part_activated.connect(self.add_part)
+        palette = self.docks["PaletteDock"]
+        assert isinstance(palette, PaletteDock)
+        palette.part_activated.connect(self.add_part)
 
     # --- machines in tabs ---------------------------------------------------------------
 
@@ -322,9 +324,8 @@ class MainWindow(QMainWindow):
 
     def _show_rack_findings(self) -> None:
         """The current rack's placement, power and network findings, in the findings dock."""
-        findings = self.docks.get("FindingsDock")
-        if findings is None or not hasattr(findings, "set_rack_findings"):
-            return
+        findings = self.docks["FindingsDock"]
+        assert isinstance(findings, FindingsDock)
         rack_id = self.document.current_rack
         if not rack_id or self.document.plan.rack(rack_id) is None:
             findings.set_rack_findings([])
@@ -497,17 +498,6 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/state", self.saveState())
         recovery.clear()
         event.accept()
-
-
-def _make_dock(module: str, cls: str, document: PlanDocument, parent: QWidget) -> QDockWidget | None:
-    import importlib
-
-    try:
-        dock_class = getattr(importlib.import_module(module), cls)
-    except (ImportError, AttributeError):
-        return None
-    dock: QDockWidget = dock_class(document, parent)
-    return dock
 
 
 class EmptyPlanTarget(QLabel):
