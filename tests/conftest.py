@@ -11,7 +11,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Keep a developer's own catalog folder out of the tests.
 os.environ["RACKPLANNER_USER_CATALOG"] = str(Path(__file__).parent / "data" / "no-user-catalog")
 
+from hypothesis import settings
+
 from rackplanner.core.catalog import Catalog, load_catalog
+
+# Property tests run the same examples every time, so a failure in CI can be reproduced;
+# `pytest --hypothesis-seed=N` explores others.
+settings.register_profile("rackplanner", derandomize=True, database=None)
+settings.load_profile("rackplanner")
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "resources" / "examples"

@@ -15,9 +15,18 @@ def field_path(loc: tuple[int | str, ...]) -> str:
     for item in loc:
         if isinstance(item, int):
             text += f"[{item}]"
+        elif _plain_key(item):
+            text += ("." if text else "") + item
         else:
-            text += ("." if text else "") + str(item)
+            # A key from a damaged file (empty, control characters, very long) is quoted and cut,
+            # so a message stays one readable line.
+            shown = repr(item)
+            text += f"[{shown if len(shown) <= 40 else shown[:37] + '...'}]"
     return text or "(top level)"
+
+
+def _plain_key(key: str) -> bool:
+    return 0 < len(key) <= 60 and key.isprintable() and not any(ch in key for ch in " .[]")
 
 
 def describe_validation_error(exc: ValidationError, *, limit: int = 3) -> str:
