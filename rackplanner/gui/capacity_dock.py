@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
     QComboBox,
-    QDockWidget,
     QDoubleSpinBox,
     QGroupBox,
     QHBoxLayout,
@@ -59,6 +58,7 @@ from rackplanner.core.edits import Change
 from rackplanner.core.errors import InputError
 from rackplanner.core.parts import LlmModel
 from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.live_dock import LiveDock
 from rackplanner.gui.summary_dock import CONTEXT_TOKENS, short_model
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)
@@ -196,14 +196,13 @@ class CapacityModel(QAbstractTableModel):
         return None
 
 
-class CapacityDock(QDockWidget):
+class CapacityDock(LiveDock):
     """What the current machine, or the whole current rack, runs and trains, from the capacity core."""
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
         super().__init__("Capacity", parent)
         self.setObjectName("capacity-dock")
         self._document = document
-        self._dirty = True
         self.context = CONTEXT_TOKENS
         # What is shown: the hardware the rows were computed on, the curve and the training plan.
         self.hardware: list[Hardware] = []
@@ -414,16 +413,15 @@ class CapacityDock(QDockWidget):
         document.changed.connect(self._on_changed)
         document.current_machine_changed.connect(lambda _id: self._scope_changed(MACHINE))
         document.current_rack_changed.connect(lambda _id: self._scope_changed(RACK))
-        document.reset.connect(self._refresh_when_visible)
+        document.reset.connect(self.refresh_when_visible)
         self.scope.idToggled.connect(self._on_scope_toggled)
-        self.runtime.currentIndexChanged.connect(lambda _i: self._refresh_when_visible())
+        self.runtime.currentIndexChanged.connect(lambda _i: self.refresh_when_visible())
         self.filter.textChanged.connect(self._on_filter)
         self.table.selectionModel().currentRowChanged.connect(lambda _c, _p: self._show_selected())
         self.tokens.valueChanged.connect(lambda _v: self._show_training())
         self.mfu.valueChanged.connect(lambda _v: self._show_training())
-        self.visibilityChanged.connect(self._on_visibility_changed)
         # Nothing is computed until the dock is first shown.
-        self._refresh_when_visible()
+        self.refresh_when_visible()
 
     # --- what is shown ---------------------------------------------------------------
 
@@ -465,29 +463,21 @@ class CapacityDock(QDockWidget):
             if mounted or (
                 change.touches(Change.CAPACITY, Change.MACHINES) and change.machines & (machines | self._rack_machines)
             ):
-                self._refresh_when_visible()
+                self.refresh_when_visible()
             return
         current = self._document.current_machine
         if change.touches(Change.CAPACITY, Change.MACHINES) and (not current or current in change.machines):
-            self._refresh_when_visible()
+            self.refresh_when_visible()
 
     def _scope_changed(self, scope: int) -> None:
         if self.scope.checkedId() == scope:
-            self._refresh_when_visible()
+            self.refresh_when_visible()
 
     def _on_scope_toggled(self, _id: int, checked: bool) -> None:
         if checked:
-            self._refresh_when_visible()
+            self.refresh_when_visible()
 
-    def _on_visibility_changed(self, visible: bool) -> None:
-        if visible and self._dirty:
-            self.refresh()
 
-    def _refresh_when_visible(self) -> None:
-        # A dock tabbed away behind another recomputes when it is shown again.
-        self._dirty = True
-        if self.isVisible():
-            self.refresh()
 
     def _on_filter(self, text: str) -> None:
         self.proxy.setFilterFixedString(text)

@@ -15,7 +15,6 @@ from PySide6.QtGui import QColor, QFont, QKeyEvent, QResizeEvent, QStandardItemM
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QDockWidget,
     QHeaderView,
     QLabel,
     QListWidget,
@@ -32,6 +31,7 @@ from rackplanner.core.parts import OutletGroup, Pdu
 from rackplanner.core.rackpower import OUTLET_FOR_INLET, CordAssignment, RackPower
 from rackplanner.gui.colors import SEVERITY_COLORS
 from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.live_dock import LiveDock
 from rackplanner.gui.power_dock import (
     OVER_COLOUR,
     TIGHT_COLOUR,
@@ -108,14 +108,13 @@ class OutletCombo(QComboBox):
         super().keyPressEvent(event)
 
 
-class ConnectionsDock(QDockWidget):
+class ConnectionsDock(LiveDock):
     """Every power cord in the current rack and the outlet group it uses; a combo pins another."""
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
         super().__init__("Power connections", parent)
         self.setObjectName("connections-dock")
         self._document = document
-        self._dirty = True
         self.power: RackPower | None = None
         self.cords: list[Cord] = []
         self.choices: list[list[Choice]] = []
@@ -162,26 +161,18 @@ class ConnectionsDock(QDockWidget):
         document.changed.connect(self._on_changed)
         document.current_rack_changed.connect(self._on_rack_changed)
         document.reset.connect(self._on_rack_changed)
-        self.visibilityChanged.connect(self._on_visibility_changed)
         self.refresh()
 
     # --- handlers --------------------------------------------------------------------
 
     def _on_changed(self, change: ChangeSet) -> None:
         if touches_rack(self._document, change, CORD_CHANGES):
-            self._refresh_when_visible()
+            self.refresh_when_visible()
 
     def _on_rack_changed(self, *_args: object) -> None:
-        self._refresh_when_visible()
+        self.refresh_when_visible()
 
-    def _on_visibility_changed(self, visible: bool) -> None:
-        if visible and self._dirty:
-            self.refresh()
 
-    def _refresh_when_visible(self) -> None:
-        self._dirty = True
-        if self.isVisible():
-            self.refresh()
 
     def _on_activated(self, row: int, index: int) -> None:
         if row >= len(self.cords) or index >= len(self.choices[row]):

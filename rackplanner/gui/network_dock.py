@@ -9,7 +9,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDockWidget,
     QFormLayout,
     QGroupBox,
     QHeaderView,
@@ -26,6 +25,7 @@ from rackplanner.core.fabric import NETWORK_LABELS, RackNetwork, RowFabric, rack
 from rackplanner.core.plan import Rack
 from rackplanner.gui.colors import SEVERITY_COLORS
 from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.live_dock import LiveDock
 
 # Networks always listed, even with no demand, so a missing switch shows as a zero.
 SHOWN_NETWORKS: tuple[str, ...] = ("compute", "in-band", "oob")
@@ -91,7 +91,7 @@ def speed_text(gbps: float) -> str:
     return f"{gbps:g} Gb/s"
 
 
-class NetworkDock(QDockWidget):
+class NetworkDock(LiveDock):
     """Switch ports, port needs by network, cables and the row's leaf/spine sizing, from the fabric core."""
 
     SWITCH_COLUMNS: ClassVar[list[str]] = ["Switch", "Speed", "Port", "Used", "Free", "Total"]
@@ -102,7 +102,6 @@ class NetworkDock(QDockWidget):
         super().__init__("Network", parent)
         self.setObjectName("network-dock")
         self._document = document
-        self._dirty = True
         self.network: RackNetwork | None = None
         self.fabric: RowFabric | None = None
         # (network, needed, connected) as shown, for each row of the needs table.
@@ -169,10 +168,9 @@ class NetworkDock(QDockWidget):
         self.setWidget(scroll)
 
         document.changed.connect(self._on_changed)
-        document.current_rack_changed.connect(lambda _rack: self._refresh_when_visible())
-        document.reset.connect(self._refresh_when_visible)
-        self.visibilityChanged.connect(self._on_visibility_changed)
-        self._refresh_when_visible()
+        document.current_rack_changed.connect(lambda _rack: self.refresh_when_visible())
+        document.reset.connect(self.refresh_when_visible)
+        self.refresh_when_visible()
 
     # --- handlers --------------------------------------------------------------------
 
@@ -182,22 +180,15 @@ class NetworkDock(QDockWidget):
         plan = self._document.plan
         rack = plan.rack(self._document.current_rack)
         if rack is None:
-            self._refresh_when_visible()
+            self.refresh_when_visible()
             return
         # The row's fabric counts every rack of the row, so an edit in a neighbour counts too.
         row_racks = [r for r in plan.racks if r.row == rack.row]
         machines = {d.machine for r in row_racks for d in r.devices if d.machine}
         if change.racks & {r.id for r in row_racks} or change.machines & machines:
-            self._refresh_when_visible()
+            self.refresh_when_visible()
 
-    def _on_visibility_changed(self, visible: bool) -> None:
-        if visible and self._dirty:
-            self.refresh()
 
-    def _refresh_when_visible(self) -> None:
-        self._dirty = True
-        if self.isVisible():
-            self.refresh()
 
     # --- content ---------------------------------------------------------------------
 

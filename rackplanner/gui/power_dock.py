@@ -14,7 +14,6 @@ from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
-    QDockWidget,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -31,6 +30,7 @@ from rackplanner.core.edits import Change
 from rackplanner.core.parts import Pdu
 from rackplanner.core.rackpower import SCENARIO_LABELS, SCENARIOS, PduLoad, RackPower, ScenarioResult, rack_power
 from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.live_dock import LiveDock
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)
 
@@ -178,14 +178,13 @@ class _PduItems:
     dead_label: pg.TextItem | None = None
 
 
-class PowerDock(QDockWidget):
+class PowerDock(LiveDock):
     """Line currents of every PDU in the current rack, normal and with a feed failed."""
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
         super().__init__("Rack power", parent)
         self.setObjectName("power-dock")
         self._document = document
-        self._dirty = True
         self.scenario = "normal"
         self.power: RackPower | None = None
         # What is drawn, by (PDU id, line): the bar items and their value labels.
@@ -276,27 +275,18 @@ class PowerDock(QDockWidget):
         document.changed.connect(self._on_changed)
         document.current_rack_changed.connect(self._on_rack_changed)
         document.reset.connect(self._on_rack_changed)
-        self.visibilityChanged.connect(self._on_visibility_changed)
         self.refresh()
 
     # --- handlers --------------------------------------------------------------------
 
     def _on_changed(self, change: ChangeSet) -> None:
         if touches_rack(self._document, change, POWER_CHANGES):
-            self._refresh_when_visible()
+            self.refresh_when_visible()
 
     def _on_rack_changed(self, *_args: object) -> None:
-        self._refresh_when_visible()
+        self.refresh_when_visible()
 
-    def _on_visibility_changed(self, visible: bool) -> None:
-        if visible and self._dirty:
-            self.refresh()
 
-    def _refresh_when_visible(self) -> None:
-        # A dock tabbed away behind another refreshes when it is shown again.
-        self._dirty = True
-        if self.isVisible():
-            self.refresh()
 
     def set_scenario(self, scenario: str) -> None:
         """Show another scenario ("normal", "feed-a-failed", "feed-b-failed")."""

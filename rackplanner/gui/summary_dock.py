@@ -8,7 +8,6 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDockWidget,
     QFormLayout,
     QGroupBox,
     QHeaderView,
@@ -28,6 +27,7 @@ from rackplanner.core.errors import InputError
 from rackplanner.core.plan import Machine
 from rackplanner.core.power import MachinePower, machine_power
 from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.live_dock import LiveDock
 
 CONTEXT_TOKENS = 4096
 TOP_MODELS = 8
@@ -106,14 +106,13 @@ def _note_label() -> QLabel:
     return label
 
 
-class SummaryDock(QDockWidget):
+class SummaryDock(LiveDock):
     """Power and LLM capacity of the machine shown in the centre, from the power and capacity cores."""
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
         super().__init__("Power and capacity", parent)
         self.setObjectName("summary-dock")
         self._document = document
-        self._dirty = True
         self.power: MachinePower | None = None
         self.picks: list[ModelPick] = []
 
@@ -183,7 +182,6 @@ class SummaryDock(QDockWidget):
         document.changed.connect(self._on_changed)
         document.current_machine_changed.connect(self._on_current_machine_changed)
         document.reset.connect(self._on_reset)
-        self.visibilityChanged.connect(self._on_visibility_changed)
         self.refresh()
 
     # --- handlers --------------------------------------------------------------------
@@ -193,23 +191,15 @@ class SummaryDock(QDockWidget):
         if change.touches(Change.POWER, Change.CAPACITY, Change.MACHINES) and (
             not current or current in change.machines
         ):
-            self._refresh_when_visible()
+            self.refresh_when_visible()
 
     def _on_current_machine_changed(self, _machine_id: str) -> None:
-        self._refresh_when_visible()
+        self.refresh_when_visible()
 
     def _on_reset(self) -> None:
-        self._refresh_when_visible()
+        self.refresh_when_visible()
 
-    def _on_visibility_changed(self, visible: bool) -> None:
-        if visible and self._dirty:
-            self.refresh()
 
-    def _refresh_when_visible(self) -> None:
-        # A dock tabbed away behind another refreshes when it is shown again.
-        self._dirty = True
-        if self.isVisible():
-            self.refresh()
 
     # --- content ---------------------------------------------------------------------
 

@@ -1,0 +1,38 @@
+"""Docks that redraw from the plan only while the user can see them."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDockWidget, QWidget
+
+
+class LiveDock(QDockWidget):
+    """A dock that is redrawn when shown; hidden or tabbed away behind another, it only notes it is stale.
+
+    Subclasses implement ``refresh`` (which clears ``_dirty``) and call ``refresh_when_visible``
+    when the plan changes in a way they show.
+    """
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(title, parent)
+        self._dirty = True
+        # Qt says a dock tabbed behind another is still visible; its visibilityChanged signal
+        # tells the truth, so the last one it sent is kept (None until it sends one).
+        self._shown: bool | None = None
+        self.visibilityChanged.connect(self._on_visibility_changed)
+
+    def is_showing(self) -> bool:
+        """On screen, not hidden and not tabbed away behind another dock."""
+        return self.isVisible() and self._shown is not False
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def refresh_when_visible(self) -> None:
+        self._dirty = True
+        if self.is_showing():
+            self.refresh()
+
+    def _on_visibility_changed(self, visible: bool) -> None:
+        self._shown = visible
+        if visible and self._dirty:
+            self.refresh()
