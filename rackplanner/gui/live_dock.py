@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 
 class LiveDock(QDockWidget):
@@ -22,7 +22,18 @@ class LiveDock(QDockWidget):
 
     def is_showing(self) -> bool:
         """On screen, not hidden and not tabbed away behind another dock."""
+        if self._shown is None and self.isVisible():
+            # No signal yet (docks tabbed together before the window was shown): ask the tab bar.
+            return not self._behind_another_tab()
         return self.isVisible() and self._shown is not False
+
+    def _behind_another_tab(self) -> bool:
+        window = self.parentWidget()
+        if not isinstance(window, QMainWindow):
+            return False
+        return any(not other.visibleRegion().isEmpty() for other in window.tabifiedDockWidgets(self)) and (
+            self.visibleRegion().isEmpty()
+        )
 
     def refresh(self) -> None:
         raise NotImplementedError

@@ -34,17 +34,13 @@ from rackplanner.core.planfile import load_plan
 from rackplanner.core.power_text import rack_report
 from rackplanner.gui import recovery
 from rackplanner.gui.block_diagram import BlockDiagramDock
-from rackplanner.gui.capacity_dock import CapacityDock
-from rackplanner.gui.connections_dock import ConnectionsDock
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.feed_dialog import FeedDialog
 from rackplanner.gui.findings_dock import FindingsDock
 from rackplanner.gui.machine_canvas import MachineCanvas
 from rackplanner.gui.machine_form import MachineDock
 from rackplanner.gui.mime import part_from_mime
-from rackplanner.gui.network_dock import NetworkDock
 from rackplanner.gui.palette import PaletteDock
-from rackplanner.gui.power_dock import PowerDock
 from rackplanner.gui.rack_canvas import RackRowCanvas, rows_of
 from rackplanner.gui.summary_dock import SummaryDock
 
@@ -102,9 +98,9 @@ class MainWindow(QMainWindow):
         self._burst_timer.timeout.connect(self.write_recovery)
         self._rebuild_tabs()
         self._update_title()
-        state = self.settings.value("window/state")
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
+        # The rack docks import pyqtgraph (about half a second): they are added just after the
+        # window first paints, and the saved layout is restored once every dock exists.
+        QTimer.singleShot(0, self.build_rack_docks)
 
     # --- actions and menus --------------------------------------------------------------
 
@@ -197,7 +193,7 @@ class MainWindow(QMainWindow):
         groups: tuple[tuple[Qt.DockWidgetArea, tuple[Callable[[PlanDocument, QWidget], QDockWidget], ...]], ...] = (
             (left, (PaletteDock, MachineDock)),
             (right, (BlockDiagramDock,)),
-            (right, (FindingsDock, SummaryDock, PowerDock, ConnectionsDock, NetworkDock, CapacityDock)),
+            (right, (FindingsDock, SummaryDock)),
         )
         for area, classes in groups:
             first: QDockWidget | None = None
@@ -232,6 +228,27 @@ class MainWindow(QMainWindow):
         assert isinstance(palette, PaletteDock)
         palette.part_activated.connect(self.add_part)
 
+    def build_rack_docks(self) -> None:
+        """Add the power, connections, network and capacity docks (once), then restore the saved layout."""
+        if "PowerDock" in self.docks:
+            return
+        from rackplanner.gui.capacity_dock import CapacityDock
+        from rackplanner.gui.connections_dock import ConnectionsDock
+        from rackplanner.gui.network_dock import NetworkDock
+        from rackplanner.gui.power_dock import PowerDock
+
+        findings = self.docks["FindingsDock"]
+        for cls in (PowerDock, ConnectionsDock, NetworkDock, CapacityDock):
+            dock = cls(self.document, self)
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            self.tabifyDockWidget(findings, dock)
+            self.docks[cls.__name__] = dock
+            self.view_menu.addAction(dock.toggleViewAction())
+        findings.raise_()
+        state = self.settings.value("window/state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
     # --- machines in tabs ---------------------------------------------------------------
 
     def _rebuild_tabs(self) -> None:
@@ -241,10 +258,11 @@ class MainWindow(QMainWindow):
         wanted = [("machine", m.id) for m in plan.machines] + [("row", row_id) for row_id, _ in rows]
         current = [("machine", k) for k in self.canvases] + [("row", k) for k in self.row_canvases]
         if current == wanted and self.tabs.count() == max(1, len(wanted)):
-            for index, machine in enumerate(plan.machines):
-                self.tabs.setTabText(index, machine.name)
-            for offset, (_, name) in enumerate(rows):
-                self.tabs.setTabText(len(plan.machines) + offset, f"Racks: {name}")
+            texts = [m.name for m in plan.machines] + [f"Racks: {name}" for _, name in rows]
+            for index, text in enumerate(texts):
+                # setTabText relayouts the tab bar even for the same text: only renames pay for it.
+                if self.tabs.tabText(index) != text:
+                    self.tabs.setTabText(index, text)
             return
         self.tabs.blockSignals(True)
         for index in range(self.tabs.count()):
