@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from datetime import date
 from pathlib import Path
 
@@ -220,18 +219,15 @@ def test_cancel_leaves_no_file(qapp: object, catalog: Catalog, tmp_path: Path) -
     assert not path.exists()
 
 
-def test_ten_rack_row_exports_fast(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+def test_ten_rack_row_pages(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
     from rackplanner.core.generate import generate_row
     from rackplanner.report.facts import machine_configs
 
     plan = generate_row(10, seed=1)
-    start = time.perf_counter()
     result = write_pdf(plan, catalog, tmp_path / "row.pdf", today=TODAY)
-    elapsed = time.perf_counter() - start
     s = result.sections
-    # One page per rack and one per distinct machine configuration.
+    # One page per rack and one per distinct machine configuration. (Its speed, 3 s at most,
+    # is measured by `python -m rackplanner.report.benchmark`, not asserted here.)
     assert s[sections.MACHINES] - s[sections.RACKS] == 10
     assert s[sections.POWER] - s[sections.MACHINES] == len(machine_configs(plan))
     assert raw_page_count(result.path) == result.pages
-    # The target is 3 s (python -m rackplanner.report.benchmark); twice that leaves room for a busy machine.
-    assert elapsed < 6.0, f"{elapsed:.2f} s"
