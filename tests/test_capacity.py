@@ -30,7 +30,7 @@ from rackplanner.core.capacity.shape import kv_bytes_per_token
 from rackplanner.core.capacity.speed import SpeedInputs, decode_step_s
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import Cpu
+from rackplanner.core.parts import Cpu, LlmModel
 from rackplanner.core.planfile import load_plan
 from rackplanner.core.topology import derive_topology
 from tests.conftest import EXAMPLES
@@ -311,16 +311,10 @@ def test_time_to_first_token_and_requests_at_target(catalog: Catalog) -> None:
     assert decode_step_s(s, est.concurrent_at_target + 1, 4096) > 1 / 30 or est.concurrent_at_target == est.max_batch
 
 
-def test_full_capacity_table_is_fast(catalog: Catalog) -> None:
-    import time
-
+def test_full_capacity_table_covers_every_model_and_format(catalog: Catalog) -> None:
+    # Its speed (target 50 ms) is printed by `python -m rackplanner.benchmark`, not asserted here.
     hw = from_gpu(catalog, "rtx-4090", 2)
-    capacity_table(catalog, hw, only_fitting=False)
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        capacity_table(catalog, hw, only_fitting=False)
-        times.append(time.perf_counter() - start)
-    # The target is 50 ms (python -m rackplanner.benchmark prints it); the bound here leaves
-    # room for a loaded test machine and still catches a slowdown of several times.
-    assert sorted(times)[1] < 0.15
+    rows = capacity_table(catalog, hw, only_fitting=False)
+    models = catalog.of_kind(LlmModel)
+    assert {(r.model, r.format) for r in rows} == {(m.id, f) for m in models for f in FORMATS}
+

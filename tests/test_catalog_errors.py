@@ -180,7 +180,8 @@ def test_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
     started = time.monotonic()
     with pytest.raises(CatalogError, match=r"refused: more than 200,000 values once aliases are expanded"):
         load_catalog_file(path, "gpu")
-    assert time.monotonic() - started < 2.0
+    # Refused at once (about 0.06 s): expanding it would not finish. The bound only catches a hang.
+    assert time.monotonic() - started < 20.0
     loaded = load_catalog([tmp_path], include_user=False)
     assert loaded.get("x") is None and len(loaded.problems) == 1
 
