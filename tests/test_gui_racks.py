@@ -11,9 +11,11 @@ from rackplanner.core.catalog import Catalog
 from rackplanner.core.planfile import plan_to_json
 from rackplanner.core.rackpower import rack_power
 from rackplanner.gui.mime import part_mime
+from rackplanner.gui.power_dock import PowerDock
 from rackplanner.gui.rack_canvas import RackRowCanvas, device_mime
 from tests.conftest import EXAMPLES
 from tests.guihelpers import drop, keep, make_window, screenshot_dir
+from tests.test_gui_power_dock import heights
 
 COLO = EXAMPLES / "colo-rack.json"
 
@@ -35,6 +37,13 @@ def test_drag_a_server_into_a_free_u_then_undo(qtbot: QtBot, tmp_path: Path, cat
     window.show()
     doc = window.document
     canvas = _rack_tab(window)
+    window.build_rack_docks()
+    power_dock = window.docks["PowerDock"]
+    assert isinstance(power_dock, PowerDock)
+    qtbot.wait(1)  # the new dock joins the tab group on the next pass of the event loop
+    power_dock.raise_()
+    qtbot.waitUntil(lambda: power_dock.is_showing() and bool(power_dock.bars))
+    bars_before = heights(power_dock, "pdu-a")
     before = rack_power(doc.plan, "rack-1", catalog)
     start = plan_to_json(doc.plan)
     # The colo rack is free from U17 to U40 (four 4U servers at U1-U16, switches at U41-42).
@@ -48,10 +57,15 @@ def test_drag_a_server_into_a_free_u_then_undo(qtbot: QtBot, tmp_path: Path, cat
     assert after.load_w > before.load_w
     assert len(after.cords) == len(before.cords) + 4
     assert ("rack-1", mounted[0].id) in canvas.items_by_device
-    # One undo step takes both the new machine and its mounting back.
+    # The power dock's bars follow: PDU A's lines carry the new server's share, as core says.
+    expected = [line.current_a for line in after.pdu_load("normal", "pdu-a").lines]
+    assert heights(power_dock, "pdu-a") == pytest.approx(expected)
+    assert sum(heights(power_dock, "pdu-a")) > sum(bars_before)
+    # One undo step takes both the new machine and its mounting back, and the bars with them.
     doc.undo_stack.undo()
     assert plan_to_json(doc.plan) == start
     assert rack_power(doc.plan, "rack-1", catalog).load_w == pytest.approx(before.load_w)
+    assert heights(power_dock, "pdu-a") == pytest.approx(bars_before)
 
 
 def test_colliding_drop_is_refused_with_the_reason(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
