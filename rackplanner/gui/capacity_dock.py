@@ -58,7 +58,7 @@ from rackplanner.core.edits import Change
 from rackplanner.core.errors import InputError
 from rackplanner.core.parts import LlmModel
 from rackplanner.gui.document import ChangeSet, PlanDocument
-from rackplanner.gui.live_dock import LiveDock
+from rackplanner.gui.live_dock import LiveDock, scrolling
 from rackplanner.gui.summary_dock import CONTEXT_TOKENS, short_model
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)
@@ -388,10 +388,7 @@ class CapacityDock(LiveDock):
         training_layout_outer.setContentsMargins(0, 0, 0, 0)
         training_layout_outer.addWidget(self.training_box)
         training_layout_outer.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(training_page)
+        scroll = scrolling(training_page)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.splitter, "Inference")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QWidget
 
 
 class LiveDock(QDockWidget):
@@ -47,3 +47,12 @@ class LiveDock(QDockWidget):
         self._shown = visible
         if visible and self._dirty:
             self.refresh()
+
+
+def scrolling(body: QWidget) -> QScrollArea:
+    """``body`` in a frameless scroll area: a dock's content scrolls rather than forcing the window taller."""
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    scroll.setWidget(body)
+    return scroll

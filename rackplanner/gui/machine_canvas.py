@@ -31,10 +31,8 @@ from PySide6.QtWidgets import (
     QApplication,
     QGraphicsItem,
     QGraphicsRectItem,
-    QGraphicsScene,
     QGraphicsSceneMouseEvent,
     QGraphicsSimpleTextItem,
-    QGraphicsView,
     QInputDialog,
     QMenu,
     QStyleOptionGraphicsItem,
@@ -160,12 +158,7 @@ class MachineCanvas(ZoomView):
         super().__init__(parent)
         self.document = document
         self.machine_id = machine_id
-        self.setScene(QGraphicsScene(self))
-        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
-        self.setAcceptDrops(True)
-        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
-        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setBackgroundBrush(QBrush(QColor("#eef1f4")))
+        self.setup_canvas("#eef1f4")
         self.slot_items: dict[str, SlotItem] = {}
         self.card_items: dict[str, CardItem] = {}
         self.board_rect = QRectF()

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QVBoxLayout,
@@ -32,6 +31,7 @@ from rackplanner.core.parts import Board, Chassis, Cpu, Drive, Memory, Part, Psu
 from rackplanner.core.plan import Machine, PartCount
 from rackplanner.core.resolve import board_of, chassis_of
 from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.live_dock import scrolling
 
 # A new machine starts on the home-rig build (resources/examples/home-rig-2x3090.json)
 # unless the user picks a server to build on.
@@ -132,11 +132,7 @@ class MachineDock(QDockWidget):
         layout.addWidget(self.note)
         layout.addWidget(add_box)
         layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(body)
-        self.setWidget(scroll)
+        self.setWidget(scrolling(body))
 
         self._fill_static_choices()
 

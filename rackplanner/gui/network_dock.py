@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHeaderView,
     QLabel,
-    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -25,7 +24,7 @@ from rackplanner.core.fabric import NETWORK_LABELS, RackNetwork, RowFabric, rack
 from rackplanner.core.plan import Rack
 from rackplanner.gui.colors import SEVERITY_COLORS
 from rackplanner.gui.document import ChangeSet, PlanDocument
-from rackplanner.gui.live_dock import LiveDock
+from rackplanner.gui.live_dock import LiveDock, scrolling
 
 # Networks always listed, even with no demand, so a missing switch shows as a zero.
 SHOWN_NETWORKS: tuple[str, ...] = ("compute", "in-band", "oob")
@@ -161,11 +160,7 @@ class NetworkDock(LiveDock):
         for box in self._boxes:
             layout.addWidget(box)
         layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(body)
-        self.setWidget(scroll)
+        self.setWidget(scrolling(body))
 
         document.changed.connect(self._on_changed)
         document.current_rack_changed.connect(lambda _rack: self.refresh_when_visible())

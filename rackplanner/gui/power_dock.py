@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
-    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -30,7 +29,7 @@ from rackplanner.core.edits import Change
 from rackplanner.core.parts import Pdu
 from rackplanner.core.rackpower import SCENARIO_LABELS, SCENARIOS, PduLoad, RackPower, ScenarioResult, rack_power
 from rackplanner.gui.document import ChangeSet, PlanDocument
-from rackplanner.gui.live_dock import LiveDock
+from rackplanner.gui.live_dock import LiveDock, scrolling
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)
 
@@ -266,11 +265,7 @@ class PowerDock(LiveDock):
         layout.addWidget(breaker_box)
         layout.addWidget(totals_box)
         layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(body)
-        self.setWidget(scroll)
+        self.setWidget(scrolling(body))
 
         document.changed.connect(self._on_changed)
         document.current_rack_changed.connect(self._on_rack_changed)

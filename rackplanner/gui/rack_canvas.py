@@ -34,10 +34,8 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
     QGraphicsRectItem,
-    QGraphicsScene,
     QGraphicsSceneMouseEvent,
     QGraphicsSimpleTextItem,
-    QGraphicsView,
     QInputDialog,
     QMenu,
     QStyleOptionGraphicsItem,
@@ -178,12 +176,7 @@ class RackRowCanvas(ZoomView):
         super().__init__(parent)
         self.document = document
         self.row = row
-        self.setScene(QGraphicsScene(self))
-        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
-        self.setAcceptDrops(True)
-        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
-        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setBackgroundBrush(QBrush(QColor("#e9ecf1")))
+        self.setup_canvas("#e9ecf1")
         self.racks: dict[str, _RackGeometry] = {}
         self.items_by_device: dict[tuple[str, str], list[DeviceItem]] = {}
         self._ghost: QGraphicsRectItem | None = None

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHeaderView,
     QLabel,
-    QScrollArea,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
@@ -27,7 +26,7 @@ from rackplanner.core.errors import InputError
 from rackplanner.core.plan import Machine
 from rackplanner.core.power import MachinePower, machine_power
 from rackplanner.gui.document import ChangeSet, PlanDocument
-from rackplanner.gui.live_dock import LiveDock
+from rackplanner.gui.live_dock import LiveDock, scrolling
 
 CONTEXT_TOKENS = 4096
 TOP_MODELS = 8
@@ -173,11 +172,7 @@ class SummaryDock(LiveDock):
         layout.addWidget(power_box)
         layout.addWidget(capacity_box)
         layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(body)
-        self.setWidget(scroll)
+        self.setWidget(scrolling(body))
 
         document.changed.connect(self._on_changed)
         document.current_machine_changed.connect(self._on_current_machine_changed)

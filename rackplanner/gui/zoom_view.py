@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QGraphicsView
+from PySide6.QtGui import QBrush, QColor, QPainter, QWheelEvent
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
 WHEEL_STEP = 1.15  # zoom factor per wheel notch
 
@@ -14,6 +14,15 @@ class ZoomView(QGraphicsView):
 
     min_scale = 0.01
     max_scale = 20.0
+
+    def setup_canvas(self, background: str) -> None:
+        """A scene of its own, smooth drawing, drops accepted, rubber-band selection, zoom under the mouse."""
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setAcceptDrops(True)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setBackgroundBrush(QBrush(QColor(background)))
 
     def zoom(self, factor: float) -> None:
         current = self.transform().m11() or 1.0
