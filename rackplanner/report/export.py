@@ -25,8 +25,10 @@ def ensure_application() -> None:
 
     if QApplication.instance() is not None:
         return
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    chosen = os.environ.get("QT_QPA_PLATFORM")
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") and not chosen:
+        # No screen and no platform chosen (an empty value counts as none): draw offscreen.
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
     QApplication(["rackplanner"])
 
 
