@@ -30,6 +30,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QApplication,
     QGraphicsItem,
+    QGraphicsLineItem,
     QGraphicsRectItem,
     QGraphicsSceneMouseEvent,
     QGraphicsSimpleTextItem,
@@ -172,6 +173,9 @@ class MachineCanvas(ZoomView):
         document.selection_changed.connect(self._select_slots)
         # Built when first shown: a plan of hundreds of servers must not draw every board at start.
         self._dirty = True
+        self._drawn_key: tuple[object, ...] = ()
+        self._drawn_cards: dict[str, tuple[str, float | None]] = {}
+        self._bridge_items: list[QGraphicsLineItem] = []
 
     def ensure_built(self) -> None:
         """Draw the board now if it has not been drawn since the last change."""
@@ -202,8 +206,11 @@ class MachineCanvas(ZoomView):
             scene.setSceneRect(self.board_rect)
             self._syncing = False
             return
-        widths = [g.slot_width or 2 for c in machine.cards if (g := catalog.get_as(c.part, Gpu)) is not None]
-        geometry = _layout(board, bay_slots=max([BAY_SLOTS, *widths]))
+        self._drawn_key = self._base_key()
+        self._drawn_cards = {}
+        self._bridge_items = []
+        bay = self._drawn_key[-1]
+        geometry = _layout(board, bay_slots=bay if isinstance(bay, int) else BAY_SLOTS)
         self.board_rect = _board_rect(board, geometry)
         board_item = scene.addRect(self.board_rect, QPen(BOARD_EDGE, 1.2), QBrush(BOARD_FILL))
         board_item.setZValue(0)
@@ -226,6 +233,7 @@ class MachineCanvas(ZoomView):
         self._draw_case_limit(chassis, geometry)
         for card in machine.cards:
             self._draw_card(card.slot, card.part, card.power_limit_w)
+            self._drawn_cards[card.slot] = (card.part, card.power_limit_w)
         self._draw_bridges()
         scene.setSceneRect(self.board_rect.adjusted(-20, -20, 220, 60))
         self._select_slots(self.document.selected_slots)
@@ -314,8 +322,53 @@ class MachineCanvas(ZoomView):
             x = a.rect().left() + 120
             line = self.scene().addLine(x, a.rect().center().y(), x, b.rect().center().y(), pen)
             line.setZValue(5)
+            self._bridge_items.append(line)
             part = self.document.catalog.get(bridge.part)
             line.setToolTip(f"NVLink bridge {part.model if part else bridge.part}")
+
+    def _base_key(self) -> tuple[object, ...]:
+        """What the board drawing depends on besides the cards: when equal, only cards are redrawn."""
+        machine = self.document.plan.machine(self.machine_id)
+        if machine is None:
+            return (None, BAY_SLOTS)
+        catalog = self.document.catalog
+        widths = [g.slot_width or 2 for c in machine.cards if (g := catalog.get_as(c.part, Gpu)) is not None]
+        memory = tuple((m.part, m.count) for m in machine.memory)
+        return (
+            id(catalog),
+            machine.server,
+            machine.board,
+            machine.chassis,
+            machine.cpu,
+            machine.cpu_count,
+            memory,
+            max([BAY_SLOTS, *widths]),
+        )
+
+    def update_cards(self) -> None:
+        """Redraw only the cards and bridges that changed; the whole board when anything else did."""
+        machine = self.document.plan.machine(self.machine_id)
+        if machine is None or self._dirty or self._base_key() != self._drawn_key:
+            self.rebuild()
+            return
+        self._syncing = True
+        wanted = {c.slot: (c.part, c.power_limit_w) for c in machine.cards}
+        for slot, drawn in list(self._drawn_cards.items()):
+            if wanted.get(slot) != drawn:
+                item = self.card_items.pop(slot, None)
+                if item is not None:
+                    self.scene().removeItem(item)
+                del self._drawn_cards[slot]
+        for slot, (part, limit) in wanted.items():
+            if slot not in self._drawn_cards:
+                self._draw_card(slot, part, limit)
+                self._drawn_cards[slot] = (part, limit)
+        for line in self._bridge_items:
+            self.scene().removeItem(line)
+        self._bridge_items = []
+        self._draw_bridges()
+        self._select_slots(self.document.selected_slots)
+        self._syncing = False
 
     def fit(self) -> None:
         """Show the whole board."""
@@ -329,7 +382,7 @@ class MachineCanvas(ZoomView):
             not change.machines or self.machine_id in change.machines
         ):
             if self.isVisible():
-                self.rebuild()
+                self.update_cards()
             else:
                 self._dirty = True
 
