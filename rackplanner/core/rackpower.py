@@ -35,6 +35,7 @@ DEFAULT_INLET = "iec-60320-c14"
 
 SCENARIOS = ("normal", "feed-a-failed", "feed-b-failed")
 SCENARIO_LABELS = {"normal": "Normal", "feed-a-failed": "Feed A failed", "feed-b-failed": "Feed B failed"}
+FAILED_SIDE = {"feed-a-failed": "A", "feed-b-failed": "B"}
 
 
 class Consumer(BaseModel):
@@ -448,10 +449,9 @@ def _pdu_voltage(pdu: _PduState) -> float:
 
 
 def _applies(scenario: str, pdus: list[_PduState]) -> bool:
-    if scenario == "normal":
-        return True
-    side = "A" if scenario == "feed-a-failed" else "B"
-    return any(p.side == side for p in pdus)
+    """Normal operation always; a feed's failure only where a PDU is on that feed."""
+    side = FAILED_SIDE.get(scenario)
+    return side is None or any(p.side == side for p in pdus)
 
 
 def _scenario(
@@ -461,7 +461,7 @@ def _scenario(
     cords: list[CordAssignment],
     add: _AddFinding,
 ) -> ScenarioResult:
-    failed = {"feed-a-failed": "A", "feed-b-failed": "B"}.get(name)
+    failed = FAILED_SIDE.get(name)
     alive = {p.device.id: p.feed is not None and p.side != failed for p in pdus}
     va_by_pdu_group: dict[str, dict[str, float]] = {p.device.id: defaultdict(float) for p in pdus}
     unpowered = []
@@ -508,8 +508,8 @@ def _pdu_load(
     basis += f" x {part.derating:g} derating = {limit_a:g} A"
     branches = _branch_currents(pdu, va_by_group)
     currents = electrical.line_currents_a(part.wiring, branches)
-    label = "in normal operation" if scenario == "normal" else f"with {SCENARIO_LABELS[scenario].lower()}"
-    label = label.replace("feed a", "feed A").replace("feed b", "feed B")
+    failed = FAILED_SIDE.get(scenario)
+    label = f"with feed {failed} failed" if failed else "in normal operation"
     lines = []
     for line, amps in currents.items():
         over = amps > limit_a + 1e-9
