@@ -237,14 +237,15 @@ class MainWindow(QMainWindow):
         from rackplanner.gui.network_dock import NetworkDock
         from rackplanner.gui.power_dock import PowerDock
 
-        findings = self.docks["FindingsDock"]
+        # Tabbed with the block diagram: the lists below (findings, summary) stay in view.
+        diagram = self.docks["BlockDiagramDock"]
         for cls in (PowerDock, ConnectionsDock, NetworkDock, CapacityDock):
             dock = cls(self.document, self)
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-            self.tabifyDockWidget(findings, dock)
+            self.tabifyDockWidget(diagram, dock)
             self.docks[cls.__name__] = dock
             self.view_menu.addAction(dock.toggleViewAction())
-        findings.raise_()
+        diagram.raise_()
         state = self.settings.value("window/state")
         if isinstance(state, QByteArray):
             self.restoreState(state)
@@ -300,9 +301,18 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(canvas)
 
     def _tab_changed(self, index: int) -> None:
+        """Follow the centre: a machine tab shows its block diagram, a rack tab the rack's power."""
         widget = self.tabs.widget(index)
         if isinstance(widget, MachineCanvas):
             self.document.set_current_machine(widget.machine_id)
+            self.docks["BlockDiagramDock"].raise_()
+        elif isinstance(widget, RackRowCanvas):
+            rack_ids = widget.rack_ids()
+            if rack_ids and self.document.current_rack not in rack_ids:
+                self.document.set_current_rack(rack_ids[0])
+            power = self.docks.get("PowerDock")
+            if power is not None:
+                power.raise_()
 
     def current_canvas(self) -> MachineCanvas | None:
         widget = self.tabs.currentWidget()
