@@ -12,25 +12,8 @@ from rackplanner.core import edits
 from rackplanner.core.catalog import Catalog, load_catalog
 from rackplanner.core.fit import Finding, check_machine
 from rackplanner.core.parts import Board, Chassis, Psu, Server
-from rackplanner.core.plan import Plan
 from rackplanner.core.topology import Topology, check_board, derive_topology, pcie_gbs
-
-
-def build(
-    catalog: Catalog,
-    *,
-    board: str | None = None,
-    server: str | None = None,
-    cards: dict[str, str],
-    cpu: str | None = None,
-    cpu_count: int = 1,
-) -> Plan:
-    plan = edits.add_machine(
-        Plan(name="t"), name="m", board=board, server=server, cpu=cpu, cpu_count=cpu_count, catalog=catalog
-    ).plan
-    for slot, part in cards.items():
-        plan = edits.place_card(plan, machine="m", slot=slot, part=part, catalog=catalog).plan
-    return plan
+from tests.machinefixtures import build
 
 
 def derive(catalog: Catalog, **kwargs: object) -> Topology:

@@ -8,32 +8,15 @@ import pytest
 
 from rackplanner.core import edits
 from rackplanner.core.catalog import Catalog
-from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
 from rackplanner.core.topology import Topology, derive_topology, format_topo_matrix, pcie_gbs
 from tests.conftest import EXAMPLES
+from tests.machinefixtures import build
 
 
 def example_topology(catalog: Catalog, name: str) -> Topology:
     plan = load_plan(EXAMPLES / f"{name}.json", catalog)
     return derive_topology(plan.machines[0], catalog)
-
-
-def build(
-    catalog: Catalog,
-    *,
-    board: str | None = None,
-    server: str | None = None,
-    cards: dict[str, str],
-    cpu: str | None = None,
-    cpu_count: int = 1,
-) -> Plan:
-    plan = edits.add_machine(
-        Plan(name="t"), name="m", board=board, server=server, cpu=cpu, cpu_count=cpu_count, catalog=catalog
-    ).plan
-    for slot, part in cards.items():
-        plan = edits.place_card(plan, machine="m", slot=slot, part=part, catalog=catalog).plan
-    return plan
 
 
 def test_pcie_rates() -> None:

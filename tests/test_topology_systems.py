@@ -10,19 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core import edits
 from rackplanner.core.catalog import Catalog, load_catalog
 from rackplanner.core.parts import Board
-from rackplanner.core.plan import Plan
 from rackplanner.core.topology import PATH_RANK, Topology, check_board, derive_topology, pcie_gbs
+from tests.machinefixtures import build
 
 
 def derive(
     catalog: Catalog, board: str, cards: dict[str, str], *, cpu: str | None = None, cpu_count: int = 1
 ) -> Topology:
-    plan = edits.add_machine(Plan(name="t"), name="m", board=board, cpu=cpu, cpu_count=cpu_count, catalog=catalog).plan
-    for slot, part in cards.items():
-        plan = edits.place_card(plan, machine="m", slot=slot, part=part, catalog=catalog).plan
+    plan = build(catalog, board=board, cards=cards, cpu=cpu, cpu_count=cpu_count)
     return derive_topology(plan.machines[0], catalog)
 
 
