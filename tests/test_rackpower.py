@@ -138,6 +138,11 @@ def test_colo_example_reports_every_scenario(catalog: Catalog) -> None:
     # Four servers with four PSUs each, two switches with two: 20 cords, half on each feed.
     assert len(power.cords) == 20
     assert sum(1 for c in power.cords if c.pdu == "pdu-a") == 10
+    # AP8886: 10 C13 and 4 C19 per phase group (catalog/pdu.yaml); all 20 cords use C13s.
+    c13 = [g for g in power.group_outlets if g.pdu == "pdu-a" and g.outlet_type == "iec-60320-c13"]
+    assert [(g.outlet_group, g.total) for g in c13] == [("l1", 10), ("l2", 10), ("l3", 10)]
+    assert sum(g.used for g in c13) == 10
+    assert sum(g.free for g in c13) == 20
 
 
 def test_only_the_touched_rack_recomputes(cat: Catalog) -> None:

@@ -53,6 +53,11 @@ class Consumer(BaseModel):
     psu_watts_each: float | None = None
     dc_load_w: float | None = None
 
+    @property
+    def outlet_types(self) -> list[str]:
+        """The PDU outlet each cord plugs into, by its inlet (C14 and C16 to C13, C20 to C19)."""
+        return [OUTLET_FOR_INLET.get(inlet, "iec-60320-c13") for inlet in self.inlets]
+
 
 class CordAssignment(BaseModel):
     device: str
@@ -119,6 +124,22 @@ class OutletUse(BaseModel):
     total: int
 
 
+class GroupOutlets(BaseModel):
+    """Outlets of one type in one outlet group of a PDU, and how many cords use them."""
+
+    pdu: str
+    pdu_name: str
+    outlet_group: str
+    line: str
+    outlet_type: str
+    used: int
+    total: int
+
+    @property
+    def free(self) -> int:
+        return self.total - self.used
+
+
 class RackPower(BaseModel):
     rack: str
     name: str
@@ -126,6 +147,7 @@ class RackPower(BaseModel):
     cords: list[CordAssignment]
     scenarios: list[ScenarioResult]
     outlets: list[OutletUse]
+    group_outlets: list[GroupOutlets]
     load_w: float
     load_va: float
     heat_btu_hr: float
@@ -207,6 +229,7 @@ def _rack_power(plan: Plan, rack: Rack, catalog: Catalog) -> RackPower:
         cords=cords,
         scenarios=scenarios,
         outlets=_outlet_use(pdus),
+        group_outlets=_group_outlets(pdus),
         load_w=load_w,
         load_va=load_va,
         heat_btu_hr=load_w * BTU_PER_HR_PER_W,
@@ -343,7 +366,7 @@ def _assign(
                 [override.device],
             )
             continue
-        outlet = OUTLET_FOR_INLET.get(consumer.inlets[override.psu_index], "iec-60320-c13")
+        outlet = consumer.outlet_types[override.psu_index]
         if pdu.free[group.id][outlet] <= 0:
             add(
                 "error",
@@ -357,10 +380,9 @@ def _assign(
         taken.add((consumer.device, override.psu_index))
     # Heaviest first, so the big loads spread over the lines before small ones fill gaps.
     for consumer in sorted(consumers, key=lambda c: (-c.wall_va, c.device)):
-        for index, inlet in enumerate(consumer.inlets):
+        for index, (inlet, outlet) in enumerate(zip(consumer.inlets, consumer.outlet_types, strict=True)):
             if (consumer.device, index) in taken:
                 continue
-            outlet = OUTLET_FOR_INLET.get(inlet, "iec-60320-c13")
             choice = _best_outlet(pdus, consumer, index, outlet)
             if choice is None:
                 add(
@@ -619,6 +641,23 @@ def _outlet_use(pdus: list[_PduState]) -> list[OutletUse]:
                 )
             )
     return rows
+
+
+def _group_outlets(pdus: list[_PduState]) -> list[GroupOutlets]:
+    return [
+        GroupOutlets(
+            pdu=pdu.device.id,
+            pdu_name=pdu.device.name,
+            outlet_group=group.id,
+            line=group.line,
+            outlet_type=outlet_type,
+            used=total - pdu.free[group.id][outlet_type],
+            total=total,
+        )
+        for pdu in pdus
+        for group in pdu.part.outlet_groups
+        for outlet_type, total in sorted(group.outlets.items())
+    ]
 
 
 def _short(connector: str) -> str:

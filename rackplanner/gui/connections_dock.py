@@ -7,7 +7,6 @@ from ``rackplanner.core.rackpower.rack_power``.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
@@ -27,8 +26,7 @@ from PySide6.QtWidgets import (
 
 from rackplanner.core import edits
 from rackplanner.core.edits import Change
-from rackplanner.core.parts import OutletGroup, Pdu
-from rackplanner.core.rackpower import OUTLET_FOR_INLET, CordAssignment, RackPower
+from rackplanner.core.rackpower import CordAssignment, RackPower
 from rackplanner.gui.colors import SEVERITY_COLORS
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.live_dock import LiveDock
@@ -215,53 +213,35 @@ class ConnectionsDock(LiveDock):
                 device=consumer.device,
                 device_name=consumer.name,
                 psu_index=index,
-                outlet_type=OUTLET_FOR_INLET.get(inlet, "iec-60320-c13"),
+                outlet_type=outlet,
                 assignment=by_key.get((consumer.device, index)),
             )
             for consumer in power.consumers
-            for index, inlet in enumerate(consumer.inlets)
+            for index, outlet in enumerate(consumer.outlet_types)
         ]
-        groups = self._group_texts(power)
-        used: Counter[tuple[str, str, str]] = Counter((c.pdu, c.outlet_group, c.outlet_type) for c in power.cords)
-        self.choices = [self._choices_for(power, cord, groups, used) for cord in self.cords]
+        self.choices = [self._choices_for(power, cord) for cord in self.cords]
         # Only cords that carry load are worth moving to even the lines.
         loaded = {c.device for c in power.consumers if c.wall_va > 0}
         self._fill_table(self._heaviest_lines(power), loaded)
         self._show_balance(power)
         self._show_findings(power)
 
-    def _group_texts(self, power: RackPower) -> list[tuple[str, OutletGroup, str]]:
-        """Every outlet group of every PDU in the rack with its label, e.g. ("pdu-a", l1, "PDU A l1 (L1)")."""
-        if not power.scenarios:
-            return []
-        groups = []
-        for load in power.scenarios[0].pdus:
-            part = self._document.catalog.get_as(load.part, Pdu)
-            for group in part.outlet_groups if part else []:
-                groups.append((load.pdu, group, f"{load.name} {group.id} ({group.line})"))
-        return groups
-
     @staticmethod
-    def _choices_for(
-        power: RackPower,
-        cord: Cord,
-        groups: list[tuple[str, OutletGroup, str]],
-        used: Counter[tuple[str, str, str]],
-    ) -> list[Choice]:
+    def _choices_for(power: RackPower, cord: Cord) -> list[Choice]:
+        """"Auto", then every outlet group with this cord's outlet type and how many are free."""
+        groups = [g for g in power.group_outlets if g.outlet_type == cord.outlet_type]
+        texts = {(g.pdu, g.outlet_group): f"{g.pdu_name} {g.outlet_group} ({g.line})" for g in power.group_outlets}
         current = cord.assignment
-        texts = {(pdu, group.id): text for pdu, group, text in groups}
         auto = "Auto"
         if current is not None and not current.manual:
             auto = "Auto: " + texts.get((current.pdu, current.outlet_group), f"{current.pdu} {current.outlet_group}")
         elif current is None:
             auto = "Auto: no free outlet"
         choices = [Choice(None, None, auto)]
-        for pdu_id, group, label in groups:
-            total = group.outlets.get(cord.outlet_type, 0)  # type: ignore[call-overload]
-            free = total - used[(pdu_id, group.id, cord.outlet_type)]
-            here = current is not None and (current.pdu, current.outlet_group) == (pdu_id, group.id)
-            text = f"{label}: {free} {short_connector(cord.outlet_type)} free"
-            choices.append(Choice(pdu_id, group.id, text, enabled=free > 0 or here))
+        for group in groups:
+            here = current is not None and (current.pdu, current.outlet_group) == (group.pdu, group.outlet_group)
+            text = f"{texts[(group.pdu, group.outlet_group)]}: {group.free} {short_connector(cord.outlet_type)} free"
+            choices.append(Choice(group.pdu, group.outlet_group, text, enabled=group.free > 0 or here))
         return choices
 
     @staticmethod
