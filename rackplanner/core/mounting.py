@@ -44,10 +44,6 @@ class DeviceShape(BaseModel):
     face: Literal["front", "rear"]
     side: Literal["left", "right"] | None
 
-    @property
-    def top_u(self) -> int | None:
-        return None if self.position_u is None else self.position_u + self.height_u - 1
-
 
 class UPosition(BaseModel):
     u: int

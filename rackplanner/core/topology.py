@@ -352,21 +352,6 @@ def _chipset_root(board: Board) -> str | None:
     return on_socket[0] if on_socket else board.root_complexes[0].id
 
 
-def _chain(board: Board, slot: Slot) -> list[str]:
-    """Bridges from a slot up to its root complex: switches, the chipset, then the root complex."""
-    switches = {sw.id: sw for sw in board.switches}
-    chain: list[str] = []
-    node = slot.parent
-    while node in switches:
-        chain.append(node)
-        node = switches[node].upstream
-    if board.chipset is not None and node == board.chipset.id:
-        chain.append(node)
-        node = _chipset_root(board) or node
-    chain.append(node)
-    return chain
-
-
 def _cpu_affinity(cpu: Cpu | None, sockets: int, socket: int, node_index: int = 0, nodes_in_socket: int = 1) -> str:
     """Logical CPUs of a NUMA node as Linux numbers them: physical cores first, then SMT siblings.
 

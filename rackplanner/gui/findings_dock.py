@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QIcon, QResizeEvent
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
@@ -229,8 +229,3 @@ def _where(finding: Finding | RackFinding) -> str:
     if isinstance(finding, RackFinding):
         return f"Rack {finding.rack}" + (f": {', '.join(finding.devices)}" if finding.devices else "")
     return f"Slots: {', '.join(finding.slots)}" if finding.slots else ""
-
-
-def severity_icon(widget: QWidget, severity: str) -> QIcon:
-    """The standard icon the dock uses for a severity."""
-    return widget.style().standardIcon(_ICON[severity])

@@ -13,7 +13,7 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt
+from PySide6.QtCore import QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QPageSize, QPainter, QPdfWriter, QPen
 
 from rackplanner.core.catalog import Catalog
@@ -108,7 +108,3 @@ def _footer(painter: QPainter, composer: Composer, page: Page, index: int, count
     )
     painter.setPen(QPen(QColor("#1d2330")))
     painter.drawText(rect, int(Qt.AlignmentFlag.AlignRight), number)
-
-
-def page_room(composer: Composer) -> QSizeF:
-    return QSizeF(composer.content_width, composer.bottom - composer.top)
