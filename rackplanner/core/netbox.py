@@ -9,9 +9,7 @@ module bays with no draw at all. Unknown fields are ignored.
 from __future__ import annotations
 
 import math
-import os
 import re
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from rackplanner.core.parts import (
     PowerPort,
     RackDevice,
 )
+from rackplanner.core.planfile import write_atomic
 
 KINDS = ("rack-device", "switch", "pdu")
 
@@ -392,22 +391,9 @@ def add_to_catalog(results: list[ImportResult], folder: Path) -> list[Path]:
             existing = loaded or []
         new = {r.part["id"]: r.part for r in results if r.kind == kind}
         merged = [e for e in existing if not (isinstance(e, dict) and e.get("id") in new)] + list(new.values())
-        _write_atomic(path, yaml.safe_dump(merged, sort_keys=False, allow_unicode=True))
+        write_atomic(path, yaml.safe_dump(merged, sort_keys=False, allow_unicode=True).encode("utf-8"))
         written.append(path)
     return written
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def to_device_type(part: Part) -> dict[str, Any]:

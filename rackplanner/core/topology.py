@@ -9,7 +9,7 @@ uplink bandwidths, a ring all-reduce bottleneck, NIC locality and plain-words no
 
 from __future__ import annotations
 
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -17,6 +17,7 @@ from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel
 
+from rackplanner.core.cache import ContentCache
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.parts import (
     PCIE_GBS_PER_LANE,
@@ -141,23 +142,12 @@ class Topology(BaseModel):
 
 
 # Results by catalog and machine content, so an edit to one machine never recomputes another.
-_CACHE: WeakKeyDictionary[Catalog, OrderedDict[str, Topology]] = WeakKeyDictionary()
-_CACHE_SIZE = 4096
+_CACHE: ContentCache[Topology] = ContentCache()
 
 
 def derive_topology(machine: Machine, catalog: Catalog) -> Topology:
     """Everything the block diagram and ``topo`` show, for one machine (cached by content)."""
-    per_catalog = _CACHE.setdefault(catalog, OrderedDict())
-    key = machine.model_dump_json()
-    cached = per_catalog.get(key)
-    if cached is not None:
-        per_catalog.move_to_end(key)
-        return cached
-    result = _derive(machine, catalog)
-    per_catalog[key] = result
-    if len(per_catalog) > _CACHE_SIZE:
-        per_catalog.popitem(last=False)
-    return result
+    return _CACHE.get(catalog, machine.model_dump_json(), lambda: _derive(machine, catalog))
 
 
 @dataclass(frozen=True)
