@@ -694,13 +694,5 @@ class _DragInfo:
 
 
 def rows_of(document: PlanDocument) -> list[tuple[str, str]]:
-    """(row id, row name) of the plan's rows in order, from Plan.rows when the plan has them."""
-    plan = document.plan
-    rows = getattr(plan, "rows", None)
-    if rows:
-        return [(row.id, row.name) for row in rows]
-    seen: list[str] = []
-    for rack in plan.racks:
-        if rack.row not in seen:
-            seen.append(rack.row)
-    return [(row, row) for row in seen]
+    """(row id, row name) of the plan's rows, in order: one rack tab each."""
+    return [(row.id, row.name) for row in document.plan.rows]
