@@ -125,12 +125,10 @@ def key_figures(part: Part) -> list[Figure]:
                 ("power", _num(part.power_max_w, "W")),
             ]
         case RackDevice():
-            draws = [p.maximum_draw_w or p.allocated_draw_w for p in part.power_ports]
-            draw = sum(d for d in draws if d) if draws and all(draws) else None
             figures = [
                 ("height", f"{part.height_u}U"),
                 ("ports", ", ".join(f"{g.count} x {g.speed_gbps:g}G" for g in part.interfaces) or UNKNOWN),
-                ("power", _num(draw, "W")),
+                ("power", _num(part.draw_w, "W")),
             ]
         case LlmModel():
             figures = [

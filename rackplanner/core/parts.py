@@ -553,6 +553,14 @@ class RackDevice(Part):
     # Out-of-band management ports (BMC/iDRAC/iLO) among the interfaces.
     mgmt_ports: int = Field(default=0, ge=0)
 
+    @property
+    def draw_w(self) -> float | None:
+        """The device's draw over all its power ports (as NetBox sums it); None if any port's is unknown."""
+        draws = [p.maximum_draw_w or p.allocated_draw_w for p in self.power_ports]
+        if not draws or any(d is None for d in draws):
+            return None
+        return sum(d or 0.0 for d in draws)
+
 
 class LlmModel(Part):
     kind: ClassVar[str] = "llm"

@@ -311,10 +311,8 @@ def _consumer(device: MountedDevice, plan: Plan, catalog: Catalog) -> Consumer |
         watts = part.power_max_w or part.power_typical_w
         return _ac_consumer(device, watts, [part.inlet] * part.psu_count)
     if isinstance(part, RackDevice):
-        draws = [p.maximum_draw_w or p.allocated_draw_w for p in part.power_ports]
-        known = None if not draws or any(d is None for d in draws) else sum(d or 0.0 for d in draws)
         inlets = [p.type if p.type in OUTLET_FOR_INLET else DEFAULT_INLET for p in part.power_ports]
-        return _ac_consumer(device, known, inlets)
+        return _ac_consumer(device, part.draw_w, inlets)
     return None
 
 
