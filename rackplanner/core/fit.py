@@ -9,18 +9,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 from pydantic import BaseModel
 
 from rackplanner.core.catalog import Catalog
+from rackplanner.core.findings import SEVERITY_ORDER, Severity
 from rackplanner.core.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic, NvlinkBridge
 from rackplanner.core.plan import Machine, PlacedCard
 from rackplanner.core.power import machine_power
 from rackplanner.core.resolve import board_of, chassis_of, psus_of, server_of
 from rackplanner.core.topology import Topology
-
-Severity = Literal["error", "warning", "info"]
 
 # A wall circuit carries 80% of its breaker rating continuously (NEC 210.19/210.20 practice,
 # the same 80% as 002_daeb2f0cc80a7fe9.txt): 120 V x 15 A x 0.8 = 1440 W; 230 V x 16 A = 2944 W.
@@ -83,8 +81,7 @@ def check_machine(machine: Machine, catalog: Catalog, topology: Topology | None 
                     slots=[dev.slot],
                     parts=[dev.part],
                 )
-    order = {"error": 0, "warning": 1, "info": 2}
-    return sorted(findings, key=lambda f: order[f.severity])
+    return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
 
 
 # The ``add(severity, code, message, slots=..., parts=...)`` callback each rule reports through.

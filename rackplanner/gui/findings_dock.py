@@ -176,7 +176,7 @@ class FindingsDock(QDockWidget):
 
     def set_rack_findings(self, findings: Sequence[RackFinding]) -> None:
         """Show rack findings in their own group below the machine's (an empty list hides the group)."""
-        self.rack_findings = sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
+        self.rack_findings = list(findings)
         self._fill(self.rack_group, self.rack_findings)
         self.rack_group.setHidden(not self.rack_findings)
         self._update_counts()
