@@ -223,7 +223,7 @@ def _power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool
         }
         print(json.dumps(data, indent=2))
     else:
-        print(format_power(plan, catalog, reports, fabrics), end="")
+        print(format_power(catalog, reports, fabrics), end="")
     return 0
 
 

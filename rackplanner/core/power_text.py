@@ -42,7 +42,7 @@ def rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
     )
 
 
-def format_power(plan: Plan, catalog: Catalog, reports: list[RackReport], fabrics: list[RowFabric]) -> str:
+def format_power(catalog: Catalog, reports: list[RackReport], fabrics: list[RowFabric]) -> str:
     """The text ``rackplanner power`` prints: per rack, machines, PDUs per scenario, cords, findings."""
     out: list[str] = []
     for report in reports:
