@@ -18,7 +18,8 @@ from rackplanner.core.fit import check_machine
 from rackplanner.core.netbox import add_to_catalog, import_device_type
 from rackplanner.core.parts import PART_KINDS
 from rackplanner.core.planfile import load_plan
-from rackplanner.core.power_text import format_power, plan_fabrics, rack_report
+from rackplanner.core.power_text import format_power
+from rackplanner.core.rackreport import plan_fabrics, rack_report
 from rackplanner.core.summary import format_summary, summarize
 from rackplanner.core.topology import derive_topology, format_topology
 

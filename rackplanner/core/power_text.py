@@ -2,44 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from rackplanner.core.catalog import Catalog
-from rackplanner.core.fabric import RackNetwork, RowFabric, rack_network, row_fabric
-from rackplanner.core.findings import RackFinding, sort_findings
-from rackplanner.core.mounting import RackLayout, rack_layout
+from rackplanner.core.fabric import RowFabric
 from rackplanner.core.parts import Pdu
-from rackplanner.core.plan import Plan
-from rackplanner.core.power import MachinePower, machine_power
-from rackplanner.core.rackpower import RackPower, rack_power
-
-
-class RackReport(BaseModel):
-    """Everything ``rackplanner power`` and the power dock show for one rack."""
-
-    layout: RackLayout
-    power: RackPower
-    network: RackNetwork
-    machines: list[MachinePower]
-    findings: list[RackFinding]
-
-
-def rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
-    layout = rack_layout(plan, rack_id, catalog)
-    power = rack_power(plan, rack_id, catalog)
-    network = rack_network(plan, rack_id, catalog)
-    rack = plan.rack(rack_id)
-    assert rack is not None
-    machines = [
-        machine_power(m, catalog) for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None
-    ]
-    return RackReport(
-        layout=layout,
-        power=power,
-        network=network,
-        machines=machines,
-        findings=sort_findings([*layout.findings, *power.findings, *network.findings]),
-    )
+from rackplanner.core.rackpower import RackPower
+from rackplanner.core.rackreport import RackReport
 
 
 def format_power(catalog: Catalog, reports: list[RackReport], fabrics: list[RowFabric]) -> str:
@@ -177,9 +144,3 @@ def _pdu_name(power: RackPower, pdu_id: str) -> str:
     if not power.scenarios:
         return pdu_id
     return next((p.name for p in power.scenarios[0].pdus if p.pdu == pdu_id), pdu_id)
-
-
-def plan_fabrics(plan: Plan, catalog: Catalog) -> list[RowFabric]:
-    """The compute fabric of each row that holds racks, in the plan's row order."""
-    used = {r.row for r in plan.racks}
-    return [row_fabric(plan, row.id, catalog) for row in plan.rows if row.id in used]

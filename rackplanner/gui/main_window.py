@@ -31,7 +31,7 @@ from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.placement import slot_verdicts
 from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
-from rackplanner.core.power_text import rack_report
+from rackplanner.core.rackreport import rack_report
 from rackplanner.gui import recovery
 from rackplanner.gui.block_diagram import BlockDiagramDock
 from rackplanner.gui.document import ChangeSet, PlanDocument

@@ -18,7 +18,7 @@ from rackplanner.core.fit import Finding, check_machine
 from rackplanner.core.parts import Gpu
 from rackplanner.core.plan import Machine, Plan
 from rackplanner.core.power import MachinePower, machine_power
-from rackplanner.core.power_text import RackReport, rack_report
+from rackplanner.core.rackreport import RackReport, rack_report
 from rackplanner.core.topology import derive_topology
 
 # Models listed per configuration in the capacity summary, and the context they are sized at.

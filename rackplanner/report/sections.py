@@ -10,8 +10,8 @@ from PySide6.QtGui import QColor
 
 from rackplanner.core.bom import BomGroup, BomLine, format_usd
 from rackplanner.core.power import MachinePower
-from rackplanner.core.power_text import RackReport
 from rackplanner.core.rackpower import PduLoad
+from rackplanner.core.rackreport import RackReport
 from rackplanner.report.drawings import Drawings
 from rackplanner.report.facts import CAPACITY_CONTEXT, MachineConfig, PlanFacts
 from rackplanner.report.pages import ACCENT, BAND, ERROR, INK, MUTED, WARNING, Column, Composer, Row, font
