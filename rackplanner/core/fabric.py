@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from rackplanner.core.catalog import Catalog
-from rackplanner.core.findings import RackFinding, Severity, sort_findings
+from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import NetworkSwitch, Nic, RackDevice
 from rackplanner.core.plan import MountedDevice, Plan, Rack
 from rackplanner.core.resolve import server_of
@@ -179,10 +179,7 @@ def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
     rack = plan.rack(rack_id)
     if rack is None:
         raise KeyError(rack_id)
-    findings: list[RackFinding] = []
-
-    def add(severity: Severity, code: str, message: str, devices: list[str]) -> None:
-        findings.append(RackFinding(severity=severity, code=code, message=message, rack=rack.id, devices=devices))
+    found = RackFindings(rack.id)
 
     ports = _switch_ports(rack, catalog)
     demands = [d for device in rack.devices for d in device_demands(device, plan, catalog)]
@@ -199,7 +196,7 @@ def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
             cable = _cable_name(speed, port.use.connector, port.use.fabric)
             cables[(demand.device, port.device.id, demand.network, speed, cable)] += take
             if port.use.speed_gbps < demand.speed_gbps:
-                add(
+                found.add(
                     "warning",
                     "port-slower",
                     f"{demand.name}: its {demand.speed_gbps:g} Gb/s {demand.source} port runs at "
@@ -209,7 +206,7 @@ def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
             if left == 0:
                 break
         if left:
-            add(
+            found.add(
                 "error",
                 "no-switch-port",
                 f"{demand.name} needs {left} more {demand.speed_gbps:g} Gb/s port(s) on the "
@@ -224,7 +221,7 @@ def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
             CableRun(device=d, switch=s, network=n, speed_gbps=sp, cable=c, count=k)
             for (d, s, n, sp, c), k in cables.items()
         ],
-        findings=sort_findings(findings),
+        findings=found.sorted(),
     )
 
 

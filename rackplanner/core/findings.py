@@ -23,3 +23,23 @@ class RackFinding(BaseModel):
 def sort_findings(findings: list[RackFinding]) -> list[RackFinding]:
     """Most severe first, keeping the order they were found in within a severity."""
     return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
+
+
+class RackFindings:
+    """Findings about one rack as they are found; ``sorted()`` gives them most severe first."""
+
+    def __init__(self, rack: str) -> None:
+        self.rack = rack
+        self.items: list[RackFinding] = []
+
+    def add(
+        self, severity: Severity, code: str, message: str, devices: list[str], scenario: str | None = None
+    ) -> None:
+        self.items.append(
+            RackFinding(
+                severity=severity, code=code, message=message, rack=self.rack, devices=devices, scenario=scenario
+            )
+        )
+
+    def sorted(self) -> list[RackFinding]:
+        return sort_findings(self.items)

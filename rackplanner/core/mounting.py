@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel
 
 from rackplanner.core.cache import ContentCache, identity_key
 from rackplanner.core.catalog import Catalog
-from rackplanner.core.findings import RackFinding, sort_findings
+from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import Chassis, NetworkSwitch, Pdu, RackDevice, Server
 from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.plan import MountedDevice, Plan, Rack
@@ -25,7 +24,6 @@ from rackplanner.core.resolve import chassis_of, server_of
 
 U_MM = 44.45  # one rack unit (EIA-310)
 
-_Add = Callable[[str, str, str, list[str]], None]
 DeviceKind = Literal["server", "workstation", "switch", "pdu", "rack-device", "unknown"]
 
 
@@ -140,29 +138,27 @@ def rack_layout(plan: Plan, rack_id: str, catalog: Catalog) -> RackLayout:
 def _layout(plan: Plan, rack: Rack, catalog: Catalog) -> RackLayout:
     part = catalog.get_as(rack.part, RackPart)
     height_u = part.height_u if part else 42
-    findings: list[RackFinding] = []
-
-    def add(severity: str, code: str, message: str, devices: list[str]) -> None:
-        findings.append(RackFinding(severity=severity, code=code, message=message, rack=rack.id, devices=devices))
+    found = RackFindings(rack.id)
 
     shapes = [device_shape(d, plan, catalog) for d in rack.devices]
     positions = [UPosition(u=u) for u in range(1, height_u + 1)]
     side_counts: Counter[str] = Counter()
     for shape in shapes:
-        _check_kind(shape, add)
+        _check_kind(shape, found)
         if shape.position_u is None:
             if shape.kind == "pdu" and shape.height_u == 0:
                 side_counts[shape.side or "left"] += 1
             else:
                 message = f"{shape.name} needs a U position ({shape.height_u}U tall)."
-                add("error", "no-position", message, [shape.device])
+                found.add("error", "no-position", message, [shape.device])
             continue
         if shape.height_u == 0:
-            add("error", "zero-u-in-u", f"{shape.name} is a 0U device; mount it in a side channel.", [shape.device])
+            message = f"{shape.name} is a 0U device; mount it in a side channel."
+            found.add("error", "zero-u-in-u", message, [shape.device])
             continue
         top = shape.position_u + shape.height_u - 1
         if top > height_u:
-            add(
+            found.add(
                 "error",
                 "over-height",
                 f"{shape.name} ({shape.height_u}U at U{shape.position_u}) reaches U{top}, "
@@ -175,7 +171,7 @@ def _layout(plan: Plan, rack: Rack, catalog: Catalog) -> RackLayout:
             for face in faces:
                 other = getattr(slot, face)
                 if other is not None and other != shape.device:
-                    add(
+                    found.add(
                         "error",
                         "collision",
                         f"{shape.name} and {_name(shapes, other)} both occupy U{u} ({face}).",
@@ -186,21 +182,21 @@ def _layout(plan: Plan, rack: Rack, catalog: Catalog) -> RackLayout:
         if part is not None and shape.depth_mm is not None:
             limit = part.max_mounting_depth_mm or part.depth_mm
             if shape.depth_mm > limit:
-                add(
+                found.add(
                     "error",
                     "too-deep",
                     f"{shape.name} is {shape.depth_mm:g} mm deep; {part.model} takes devices up to {limit:g} mm.",
                     [shape.device],
                 )
-    _side_channels(part, side_counts, add)
-    findings = _dedupe(findings)
+    _side_channels(part, side_counts, found)
+    found.items = _dedupe(found.items)
     used = sum(1 for p in positions if p.front or p.rear)
     known = [s.weight_kg for s in shapes if s.weight_kg is not None]
     weight = sum(known)
     unknown = [s.name for s in shapes if s.weight_kg is None]
     max_load = part.max_load_kg if part else None
     if max_load is not None and weight > max_load:
-        add(
+        found.add(
             "error",
             "overweight",
             f"The equipment weighs {weight:,.0f} kg, more than the {max_load:,.0f} kg {part.model if part else ''} "
@@ -220,15 +216,15 @@ def _layout(plan: Plan, rack: Rack, catalog: Catalog) -> RackLayout:
         equipment_weight_kg=weight,
         weight_unknown=unknown,
         max_load_kg=max_load,
-        findings=sort_findings(findings),
+        findings=found.sorted(),
     )
 
 
-def _check_kind(shape: DeviceShape, add: _Add) -> None:
+def _check_kind(shape: DeviceShape, found: RackFindings) -> None:
     if shape.kind == "unknown":
-        add("error", "not-rack-device", f"{shape.name} is not something that mounts in a rack.", [shape.device])
+        found.add("error", "not-rack-device", f"{shape.name} is not something that mounts in a rack.", [shape.device])
     elif shape.kind == "workstation":
-        add(
+        found.add(
             "warning",
             "tower-on-shelf",
             f"{shape.name} is a tower case; it needs a shelf and takes about {shape.height_u}U.",
@@ -236,12 +232,12 @@ def _check_kind(shape: DeviceShape, add: _Add) -> None:
         )
 
 
-def _side_channels(part: RackPart | None, side_counts: Counter[str], add: _Add) -> None:
+def _side_channels(part: RackPart | None, side_counts: Counter[str], found: RackFindings) -> None:
     channels = part.zero_u_channels if part else 2
     per_side = max(1, channels // 2) if channels else 0
     for side, count in sorted(side_counts.items()):
         if count > per_side:
-            add(
+            found.add(
                 "error",
                 "side-channel-full",
                 f"{count} 0U devices on the {side} side; "

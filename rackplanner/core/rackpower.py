@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from pydantic import BaseModel
 
 from rackplanner.core import electrical
 from rackplanner.core.cache import ContentCache, identity_key
 from rackplanner.core.catalog import Catalog
-from rackplanner.core.findings import RackFinding, Severity, sort_findings
+from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import NetworkSwitch, OutletGroup, Pdu, RackDevice
 from rackplanner.core.plan import Feed, MountedDevice, Plan, Rack
 from rackplanner.core.power import BTU_PER_HR_PER_W, POWER_FACTOR, machine_power
@@ -193,33 +192,28 @@ def rack_power(plan: Plan, rack_id: str, catalog: Catalog) -> RackPower:
 
 
 def _rack_power(plan: Plan, rack: Rack, catalog: Catalog) -> RackPower:
-    findings: list[RackFinding] = []
+    found = RackFindings(rack.id)
 
-    def add(severity: Severity, code: str, message: str, devices: list[str], scenario: str | None = None) -> None:
-        findings.append(
-            RackFinding(severity=severity, code=code, message=message, rack=rack.id, devices=devices, scenario=scenario)
-        )
-
-    pdus = _pdus(plan, rack, catalog, add)
+    pdus = _pdus(plan, rack, catalog, found)
     consumers = [c for d in rack.devices if (c := _consumer(d, plan, catalog)) is not None]
     for consumer in consumers:
         if not consumer.power_known:
-            add(
+            found.add(
                 "warning",
                 "power-unknown",
                 f"{consumer.name}: the catalog gives no power draw, so it counts as 0 W; add its figure.",
                 [consumer.device],
             )
         if consumer.inlet_assumed:
-            add(
+            found.add(
                 "info",
                 "inlet-unknown",
                 f"{consumer.name}: the catalog does not give its power inlet; C14 (C13 outlets) assumed.",
                 [consumer.device],
             )
-    cords = _assign(plan, rack, pdus, consumers, add)
-    scenarios = [_scenario(name, pdus, consumers, cords, add) for name in SCENARIOS if _applies(name, pdus)]
-    _redundancy_findings(consumers, cords, pdus, add)
+    cords = _assign(plan, rack, pdus, consumers, found)
+    scenarios = [_scenario(name, pdus, consumers, cords, found) for name in SCENARIOS if _applies(name, pdus)]
+    _redundancy_findings(consumers, cords, pdus, found)
     load_w = sum(c.wall_w for c in consumers)
     load_va = sum(c.wall_va for c in consumers)
     return RackPower(
@@ -234,17 +228,11 @@ def _rack_power(plan: Plan, rack: Rack, catalog: Catalog) -> RackPower:
         load_va=load_va,
         heat_btu_hr=load_w * BTU_PER_HR_PER_W,
         power_factor=POWER_FACTOR,
-        findings=sort_findings(findings),
+        findings=found.sorted(),
     )
 
 
-class _AddFinding(Protocol):
-    def __call__(
-        self, severity: Severity, code: str, message: str, devices: list[str], scenario: str | None = None
-    ) -> None: ...
-
-
-def _pdus(plan: Plan, rack: Rack, catalog: Catalog, add: _AddFinding) -> list[_PduState]:
+def _pdus(plan: Plan, rack: Rack, catalog: Catalog, found: RackFindings) -> list[_PduState]:
     feeds = {f.id: f for f in plan.feeds}
     states = []
     for device in rack.devices:
@@ -253,14 +241,14 @@ def _pdus(plan: Plan, rack: Rack, catalog: Catalog, add: _AddFinding) -> list[_P
             continue
         feed = feeds.get(device.feed) if device.feed else None
         if feed is None:
-            add(
+            found.add(
                 "warning",
                 "pdu-no-feed",
                 f"{device.name} is not plugged into a feed; its outlets carry nothing.",
                 [device.id],
             )
         elif feed.phases != part.phases or abs(feed.voltage_v - part.voltage_v) > 0.1 * part.voltage_v:
-            add(
+            found.add(
                 "error",
                 "feed-mismatch",
                 f"{device.name} ({part.model}) needs {part.phases}-phase {part.voltage_v:g} V; "
@@ -268,7 +256,7 @@ def _pdus(plan: Plan, rack: Rack, catalog: Catalog, add: _AddFinding) -> list[_P
                 [device.id],
             )
         if not part.outlet_groups:
-            add(
+            found.add(
                 "warning",
                 "pdu-outlets-unknown",
                 f"{device.name}: the catalog does not know {part.model}'s outlets, so nothing can be plugged into it.",
@@ -279,7 +267,7 @@ def _pdus(plan: Plan, rack: Rack, catalog: Catalog, add: _AddFinding) -> list[_P
         states.append(state)
     sides = {s.side for s in states if s.side}
     if states and len(sides) < 2:
-        add(
+        found.add(
             "warning",
             "single-feed",
             "Every PDU is on the same feed (or none): losing that feed loses the rack.",
@@ -334,7 +322,7 @@ def _ac_consumer(device: MountedDevice, wall_w: float | None, inlets: list[str])
 
 
 def _assign(
-    plan: Plan, rack: Rack, pdus: list[_PduState], consumers: list[Consumer], add: _AddFinding
+    plan: Plan, rack: Rack, pdus: list[_PduState], consumers: list[Consumer], found: RackFindings
 ) -> list[CordAssignment]:
     by_id = {p.device.id: p for p in pdus}
     cords: list[CordAssignment] = []
@@ -347,7 +335,7 @@ def _assign(
         pdu = by_id.get(override.pdu)
         where = f"{override.device} PSU {override.psu_index + 1}"
         if consumer is None or override.psu_index >= len(consumer.inlets):
-            add(
+            found.add(
                 "warning",
                 "stale-assignment",
                 f"Outlet assignment for {where}: no such device or cord.",
@@ -356,7 +344,7 @@ def _assign(
             continue
         group = pdu.group(override.outlet_group) if pdu else None
         if pdu is None or group is None:
-            add(
+            found.add(
                 "warning",
                 "stale-assignment",
                 f"Outlet assignment for {where}: {override.pdu} has no outlet group {override.outlet_group}; "
@@ -366,7 +354,7 @@ def _assign(
             continue
         outlet = consumer.outlet_types[override.psu_index]
         if pdu.free[group.id][outlet] <= 0:
-            add(
+            found.add(
                 "error",
                 "outlet-unavailable",
                 f"{where} is set to {pdu.device.name} {group.id}, which has no free {_short(outlet)} outlet; "
@@ -383,7 +371,7 @@ def _assign(
                 continue
             choice = _best_outlet(pdus, consumer, index, outlet)
             if choice is None:
-                add(
+                found.add(
                     "error",
                     "no-free-outlet",
                     f"{consumer.name} PSU {index + 1} ({_short(inlet)} inlet) finds no free {_short(outlet)} outlet "
@@ -479,7 +467,7 @@ def _scenario(
     pdus: list[_PduState],
     consumers: list[Consumer],
     cords: list[CordAssignment],
-    add: _AddFinding,
+    found: RackFindings,
 ) -> ScenarioResult:
     failed = FAILED_SIDE.get(name)
     alive = {p.device.id: p.feed is not None and p.side != failed for p in pdus}
@@ -492,7 +480,7 @@ def _scenario(
         if not live:
             unpowered.append(consumer.device)
             if name == "normal" or any(c.device == consumer.device for c in cords):
-                add(
+                found.add(
                     "error",
                     "unpowered",
                     f"{consumer.name} has no live power cord" + (f" when feed {failed} fails." if failed else "."),
@@ -502,7 +490,7 @@ def _scenario(
             continue
         for cord in live:
             va_by_pdu_group[cord.pdu][cord.outlet_group] += consumer.wall_va / len(live)
-    loads = [_pdu_load(p, alive[p.device.id], va_by_pdu_group[p.device.id], name, add) for p in pdus]
+    loads = [_pdu_load(p, alive[p.device.id], va_by_pdu_group[p.device.id], name, found) for p in pdus]
     powered = [c for c in consumers if c.device not in unpowered]
     return ScenarioResult(
         scenario=name,
@@ -515,7 +503,7 @@ def _scenario(
 
 
 def _pdu_load(
-    pdu: _PduState, alive: bool, va_by_group: dict[str, float], scenario: str, add: _AddFinding
+    pdu: _PduState, alive: bool, va_by_group: dict[str, float], scenario: str, found: RackFindings
 ) -> PduLoad:
     part = pdu.part
     voltage = _pdu_voltage(pdu)
@@ -535,7 +523,7 @@ def _pdu_load(
         over = amps > limit_a + 1e-9
         lines.append(LineLoad(line=line, current_a=amps, limit_a=limit_a, percent=amps / limit_a * 100, over=over))
         if over:
-            add(
+            found.add(
                 "error",
                 "line-over-limit",
                 f"{pdu.device.name} line {line} carries {amps:.1f} A {label}, over its derated "
@@ -561,7 +549,7 @@ def _pdu_load(
             )
         )
         if over and breaker_limit is not None:
-            add(
+            found.add(
                 "error",
                 "breaker-over-limit",
                 f"{pdu.device.name} outlet group {group.id} ({group.line}) draws {amps:.1f} A {label}, "
@@ -590,14 +578,14 @@ def _pdu_load(
 
 
 def _redundancy_findings(
-    consumers: list[Consumer], cords: list[CordAssignment], pdus: list[_PduState], add: _AddFinding
+    consumers: list[Consumer], cords: list[CordAssignment], pdus: list[_PduState], found: RackFindings
 ) -> None:
     side_of = {p.device.id: p.side for p in pdus}
     for consumer in consumers:
         mine = [c for c in cords if c.device == consumer.device]
         sides = {side_of.get(c.pdu) for c in mine}
         if len(consumer.inlets) >= 2 and len(sides) == 1 and len(mine) == len(consumer.inlets):
-            add(
+            found.add(
                 "warning",
                 "not-redundant",
                 f"All {len(mine)} power cords of {consumer.name} are on one feed; it goes down with that feed.",
@@ -611,7 +599,7 @@ def _redundancy_findings(
                 continue
             capacity = len(surviving) * consumer.psu_watts_each
             if consumer.dc_load_w > capacity:
-                add(
+                found.add(
                     "error",
                     "psus-cannot-carry",
                     f"When feed {side} fails, {consumer.name} runs on {len(surviving)} PSU(s) of "
