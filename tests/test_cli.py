@@ -84,3 +84,28 @@ def test_unknown_kind_is_refused() -> None:
     result = run("catalog", "gpus")
     assert result.returncode == 2
     assert "invalid choice: 'gpus'" in result.stderr
+
+
+def test_help_answers_without_importing_the_core() -> None:
+    # --help must answer at once (the speed suite's target is 0.3 s): argparse alone, no pydantic,
+    # no YAML, no catalog. Checked by what got imported, not by a clock.
+    probe = (
+        "import sys\n"
+        "from rackplanner.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = sorted(m for m in ('pydantic', 'yaml', 'rackplanner.core.catalog', 'PySide6') if m in sys.modules)\n"
+        "print('HEAVY', heavy)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert "usage: rackplanner" in result.stdout
+    assert "HEAVY []" in result.stdout, result.stdout[-300:]
+
+
+def test_kind_names_for_the_command_line_match_the_part_models() -> None:
+    from rackplanner.core.kinds import PART_KIND_NAMES
+    from rackplanner.core.parts import PART_KINDS
+
+    assert sorted(PART_KIND_NAMES) == sorted(PART_KINDS)

@@ -1,0 +1,174 @@
+"""What each ``rackplanner`` subcommand does, once ``rackplanner.cli`` has parsed its arguments."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rackplanner.core.catalog import Catalog, user_catalog_dir
+from rackplanner.core.errors import InputError
+from rackplanner.core.figures import key_figures
+from rackplanner.core.fit import check_machine
+from rackplanner.core.netbox import add_to_catalog, import_device_type
+from rackplanner.core.parts import PART_KINDS
+from rackplanner.core.planfile import load_plan
+from rackplanner.core.power_text import format_power
+from rackplanner.core.rackreport import plan_fabrics, rack_report
+from rackplanner.core.summary import format_summary, summarize
+from rackplanner.core.topology import derive_topology, format_topology
+
+
+def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
+    plan = load_plan(path, catalog)
+    summary = summarize(plan, catalog)
+    findings = [f for m in plan.machines for f in check_machine(m, catalog, derive_topology(m, catalog))]
+    rack_findings = [f for r in plan.racks for f in rack_report(plan, r.id, catalog).findings]
+    if as_json:
+        data = {"file": str(path), "valid": True, **summary.model_dump()}
+        data["findings"] = [f.model_dump() for f in findings]
+        data["rack_findings"] = [f.model_dump() for f in rack_findings]
+        print(json.dumps(data, indent=2))
+    else:
+        print(f"{path}: valid")
+        print(format_summary(summary))
+        if findings:
+            print("Findings:")
+            for finding in findings:
+                print(f"  {finding.severity:<7} [{finding.machine}] {finding.message}")
+        if rack_findings:
+            print("Rack findings:")
+            for rack_finding in rack_findings:
+                print(f"  {rack_finding.severity:<7} [{rack_finding.rack}] {rack_finding.message}")
+    return 0
+
+
+def topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: bool) -> int:
+    plan = load_plan(path, catalog)
+    machines = [m for m in plan.machines if machine_name is None or machine_name in (m.id, m.name)]
+    if not machines:
+        known = ", ".join(m.id for m in plan.machines) or "none"
+        raise InputError(f"{path}: no machine {machine_name!r} (machines: {known})")
+    topologies = [derive_topology(m, catalog) for m in machines]
+    if as_json:
+        print(json.dumps([t.model_dump(mode="json") for t in topologies], indent=2))
+    else:
+        print("\n".join(format_topology(t) for t in topologies), end="")
+    return 0
+
+
+def power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool) -> int:
+    plan = load_plan(path, catalog)
+    racks = [r for r in plan.racks if rack_name is None or rack_name in (r.id, r.name)]
+    if rack_name is not None and not racks:
+        known = ", ".join(r.id for r in plan.racks) or "none"
+        raise InputError(f"{path}: no rack {rack_name!r} (racks: {known})")
+    reports = [rack_report(plan, r.id, catalog) for r in racks]
+    fabrics = plan_fabrics(plan, catalog)
+    if as_json:
+        data = {
+            "file": str(path),
+            "racks": [r.model_dump(mode="json") for r in reports],
+            "fabrics": [f.model_dump(mode="json") for f in fabrics],
+        }
+        print(json.dumps(data, indent=2))
+    else:
+        print(format_power(catalog, reports, fabrics), end="")
+    return 0
+
+
+def import_netbox(args: argparse.Namespace) -> int:
+    results = [
+        import_device_type(
+            f, as_kind=args.as_kind, voltage_v=args.voltage, current_a=args.current, wiring=args.wiring
+        )
+        for f in args.files
+    ]
+    folder = args.to or user_catalog_dir()
+    written = [] if args.dry_run else add_to_catalog(results, folder)
+    if args.json:
+        data = {"imported": [r.model_dump() for r in results], "written": [str(p) for p in written]}
+        print(json.dumps(data, indent=2))
+        return 0
+    for result in results:
+        print(f"{result.path}: {result.kind} {result.part['id']} ({result.part['vendor']} {result.part['model']})")
+        for warning in result.warnings:
+            print(f"  warning: {warning}")
+    for path in written:
+        print(f"wrote {path}")
+    if args.dry_run:
+        print("dry run: nothing written")
+    return 0
+
+
+def estimate(args: argparse.Namespace, catalog: Catalog) -> int:
+    from rackplanner.core.capacity.text import ESTIMATE_OPTIONS, estimate_command
+
+    print(estimate_command(catalog, **{key: value for key, value in vars(args).items() if key in ESTIMATE_OPTIONS}))
+    return 0
+
+
+def capacity(args: argparse.Namespace, catalog: Catalog) -> int:
+    from rackplanner.core.capacity.text import capacity_command
+
+    text = capacity_command(
+        catalog, args.plan, machine=args.machine, runtime=args.runtime, context=args.context, as_json=args.json
+    )
+    print(text)
+    return 0
+
+
+def list_catalog(catalog: Catalog, kind: str | None, search: str | None, *, as_json: bool) -> int:
+    kind_cls = PART_KINDS[kind] if kind else None
+    if search:
+        parts = catalog.search(search, kind_cls)
+    else:
+        parts = [p for p in catalog if kind_cls is None or isinstance(p, kind_cls)]
+    parts.sort(key=lambda p: (p.kind, p.vendor.lower(), p.model.lower()))
+    if as_json:
+        rows = [{"kind": p.kind, **p.model_dump(mode="json")} for p in parts]
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not parts:
+        print("no parts match", file=sys.stderr)
+        return 1
+    current = None
+    for part in parts:
+        if part.kind != current:
+            current = part.kind
+            print(f"\n{current}" if current != parts[0].kind else current)
+        figures = "  ".join(f"{label} {text}" for label, text in key_figures(part))
+        print(f"  {part.id:<28} {part.label:<44} {figures}")
+    return 0
+
+
+def export(args: argparse.Namespace, catalog: Catalog) -> int:
+    from rackplanner.report.export import export_report
+
+    if args.pdf is None and args.csv is None:
+        raise InputError("export: give --pdf OUT.pdf and/or --csv OUT.csv")
+    plan = load_plan(args.plan, catalog)
+    for out in (args.pdf, args.csv):
+        if out is not None and not out.resolve().parent.is_dir():
+            raise InputError(f"{out}: folder {out.resolve().parent} does not exist")
+    result = export_report(plan, catalog, pdf=args.pdf, csv=args.csv, page_size=args.page_size)
+    if args.json:
+        data = {
+            "pdf": str(result.pdf.path) if result.pdf else None,
+            "pages": result.pdf.pages if result.pdf else None,
+            "csv": str(result.csv) if result.csv else None,
+        }
+        print(json.dumps(data, indent=2))
+        return 0
+    if result.pdf is not None:
+        print(f"wrote {result.pdf.path} ({result.pdf.pages} pages, {args.page_size.upper()})")
+    if result.csv is not None:
+        print(f"wrote {result.csv}")
+    return 0
+
+
+def open_app(path: Path | None, catalog: Catalog) -> int:
+    from rackplanner.gui.app import run_app
+
+    return run_app(path, catalog)
