@@ -169,9 +169,30 @@ def test_rated_capacity_agrees_with_voltage_and_current(catalog: Catalog) -> Non
             continue
         derated = usable_va(pdu)
         full = derated / pdu.derating
-        assert min(abs(pdu.load_capacity_va / derated - 1), abs(pdu.load_capacity_va / full - 1)) < 0.02, pdu.id
+        rated = [derated, full]
+        # Where the bank breakers limit the PDU (Schneider FAQ FA156194 on the AP8868), the rating is
+        # the sum over banks of outlet voltage x breaker current x derating.
+        if pdu.outlet_groups and all(g.breaker_a for g in pdu.outlet_groups):
+            volts = pdu.voltage_v if pdu.wiring != "wye" else pdu.voltage_v / math.sqrt(3)
+            rated.append(sum(volts * (g.breaker_a or 0) * pdu.derating for g in pdu.outlet_groups))
+        assert min(abs(pdu.load_capacity_va / va - 1) for va in rated) < 0.02, pdu.id
         checked += 1
     assert checked >= 4
+
+
+def test_ap8868_is_limited_by_its_bank_breakers(catalog: Catalog) -> None:
+    """Schneider FAQ FA156194: three banks on phase pairs 1-2, 2-3, 1-3, each behind a 20 A breaker
+    (16 A per UL); 3 x 208 V x 16 A = 9984 W, below the 50 A plug's derated sqrt(3) x 208 V x 40 A."""
+    pdu = _pdu(catalog, "apc-ap8868")
+    assert (pdu.phases, pdu.wiring, pdu.voltage_v, pdu.input_current_a, pdu.inlet) == (3, "delta", 208, 50, "cs8365c")
+    assert [(g.line, g.breaker_a) for g in pdu.outlet_groups] == [("L1-L2", 20), ("L2-L3", 20), ("L3-L1", 20)]
+    # NetBox AP8868.yaml: (36) C13 & (6) C19 in three banks.
+    assert sum(g.outlets.get("iec-60320-c13", 0) for g in pdu.outlet_groups) == 36
+    assert sum(g.outlets.get("iec-60320-c19", 0) for g in pdu.outlet_groups) == 6
+    breakers_va = sum(pdu.voltage_v * (g.breaker_a or 0) * pdu.derating for g in pdu.outlet_groups)
+    assert breakers_va == pytest.approx(9984) == pdu.load_capacity_va
+    assert usable_va(pdu) == pytest.approx(math.sqrt(3) * 208 * 40, abs=0.5)
+    assert breakers_va < usable_va(pdu)
 
 
 @pytest.mark.parametrize(
