@@ -79,6 +79,14 @@ def test_the_requested_families_are_in_the_catalog() -> None:
         "xeon-platinum-8592-plus",
         "core-i9-13900k",
     } <= ids
+    assert {
+        "threadripper-7960x",
+        "threadripper-7970x",
+        "threadripper-7980x",
+        "threadripper-pro-7975wx",
+        "threadripper-pro-7985wx",
+        "threadripper-pro-7995wx",
+    } <= ids
 
 
 @pytest.mark.parametrize("cpu", CPUS, ids=CPU_IDS)
@@ -145,15 +153,38 @@ SOCKET_PCIE = {
 }
 
 
+# Sockets whose layout depends on the board platform. sTR5 takes Threadripper 7000 on TRX50
+# (four DDR5 channels per AMD's 7980X page; three PCIe 5.0 x16 links from the package, ASCII)
+# and Threadripper PRO 7000 WX on WRX90 (eight channels per AMD's 7985WX page; 128 PCIe 5.0
+# lanes, probsee). The catalog lists PRO parts with their WRX90 figures.
+PLATFORM_SOCKET_LAYOUT = {
+    ("sTR5", "hedt"): (("DDR5", 4), (5, 48)),
+    ("sTR5", "workstation"): (("DDR5", 8), (5, 128)),
+}
+
+
 @pytest.mark.parametrize("cpu", [c for c in CPUS if c.socket in SOCKET_MEMORY], ids=lambda c: c.id)
 def test_memory_and_pcie_belong_to_the_socket(cpu: Cpu) -> None:
     assert (cpu.mem_type, cpu.mem_channels) == SOCKET_MEMORY[cpu.socket], cpu.id
     assert (cpu.pcie_gen, cpu.pcie_lanes) == SOCKET_PCIE[cpu.socket], cpu.id
 
 
+@pytest.mark.parametrize(
+    "cpu", [c for c in CPUS if (c.socket, c.platform) in PLATFORM_SOCKET_LAYOUT], ids=lambda c: c.id
+)
+def test_memory_and_pcie_belong_to_the_socket_and_platform(cpu: Cpu) -> None:
+    memory, pcie = PLATFORM_SOCKET_LAYOUT[(cpu.socket, cpu.platform)]
+    assert (cpu.mem_type, cpu.mem_channels) == memory, cpu.id
+    assert (cpu.pcie_gen, cpu.pcie_lanes) == pcie, cpu.id
+
+
 def test_every_catalog_socket_is_checked() -> None:
+    checked = set(SOCKET_MEMORY) | {socket for socket, _ in PLATFORM_SOCKET_LAYOUT}
     sockets = {cpu.socket for cpu in CPUS if cpu.platform != "soc"}
-    assert sockets <= set(SOCKET_MEMORY), sockets - set(SOCKET_MEMORY)
+    assert sockets <= checked, sockets - checked
+    for cpu in CPUS:
+        if cpu.socket in {socket for socket, _ in PLATFORM_SOCKET_LAYOUT}:
+            assert (cpu.socket, cpu.platform) in PLATFORM_SOCKET_LAYOUT, cpu.id
 
 
 @pytest.mark.parametrize("cpu", CPUS, ids=CPU_IDS)
@@ -183,8 +214,9 @@ def test_vector_extensions_follow_the_architecture(cpu: Cpu) -> None:
     if cpu.amx:
         assert cpu.avx512, cpu.id
     if cpu.vendor == "AMD":
-        # Zen 4 is AMD's first core with AVX-512: AM5 and SP5 parts have it, SP3 and sWRX8 parts not.
-        assert cpu.avx512 == (cpu.socket in ("AM5", "SP5")), cpu.id
+        # Zen 4 is AMD's first core with AVX-512: AM5, SP5 and sTR5 parts have it, SP3 and sWRX8
+        # parts not (cputronic lists AVX-512 for the Zen 4 Threadripper 7960X).
+        assert cpu.avx512 == (cpu.socket in ("AM5", "SP5", "sTR5")), cpu.id
     if cpu.socket in ("LGA3647", "LGA4189", "LGA4677"):
         assert cpu.avx512, cpu.id  # every Xeon Scalable generation
     if cpu.socket in ("LGA2011", "LGA2011-3", "LGA1700"):
@@ -214,6 +246,18 @@ def test_xeon_8480_plus_known_answer(catalog: Catalog) -> None:
     assert cpu.theoretical_mem_bw_gbs == pytest.approx(307.2)
     assert (cpu.cores, cpu.pcie_lanes, cpu.inter_socket_links, cpu.inter_socket_gts) == (56, 80, 4, 16)
     assert cpu.amx and cpu.avx512
+
+
+def test_threadripper_7000_known_answers(catalog: Catalog) -> None:
+    # ASCII's table: 7980X 3.2 / 5.1 GHz at $4,999; muycomputer: 64 cores / 128 threads; AMD's
+    # 7980X page: 4 channels of DDR5 up to 5200 MT/s = 166.4 GB/s.
+    tr = _cpu(catalog, "threadripper-7980x")
+    assert (tr.cores, tr.threads, tr.base_clock_ghz, tr.boost_clock_ghz, tr.price_usd) == (64, 128, 3.2, 5.1, 4999)
+    assert tr.theoretical_mem_bw_gbs == pytest.approx(166.4)
+    # The PRO part on WRX90 has twice the channels (AMD's 7985WX page) and 128 PCIe 5.0 lanes.
+    pro = _cpu(catalog, "threadripper-pro-7995wx")
+    assert (pro.cores, pro.threads, pro.l3_cache_mb, pro.pcie_lanes) == (96, 192, 384, 128)
+    assert pro.theoretical_mem_bw_gbs == pytest.approx(2 * tr.theoretical_mem_bw_gbs)
 
 
 def test_two_socket_bandwidth_doubles(catalog: Catalog) -> None:
