@@ -332,3 +332,46 @@ def test_z890_second_gpu_behind_the_chipset(catalog: Catalog) -> None:
     # The chipset's DMI 4.0 x8 uplink (15.75 GB/s) carries the x4 slot: 4 of 8 lanes.
     uplink = next(u for u in topo.uplinks if u.switch == "z890")
     assert uplink.upstream_gbs == pytest.approx(pcie_gbs(4, 8), abs=0.01)
+
+
+# --- LGA1700 B760/Z790 layouts --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("board", "cpu_slot", "chipset_slot", "chipset_gen"),
+    [
+        # hardwareluxx ProArt B760-CREATOR D4: CPU x16 Gen5 slot, chipset slot PCIe 4.0 x4.
+        ("proart-b760-creator-d4", "pciex16-cpu", "pciex16-chipset", 4),
+        # hardwareluxx ROG STRIX B760-F GAMING WIFI: chipset slot PCIe 3.0 x4.
+        ("rog-strix-b760-f-gaming-wifi", "pciex16-cpu", "pciex16-chipset", 3),
+        # hardwareluxx B760M PROJECT ZERO: chipset slot PCIe 4.0 x4.
+        ("b760m-project-zero", "pcie-1", "pcie-2", 4),
+    ],
+)
+def test_b760_second_gpu_behind_the_dmi_x4_link(
+    catalog: Catalog, board: str, cpu_slot: str, chipset_slot: str, chipset_gen: int
+) -> None:
+    """hardwareluxx 700-series table: B760 has no x8/x8 split and hangs off the CPU by DMI 4.0 x4."""
+    topo = derive(catalog, board=board, cards={cpu_slot: "rtx-4090", chipset_slot: "rtx-4090"})
+    # RTX 4090: PCIe 4.0 x16 card (catalog/gpu.yaml).
+    assert [(d.gen, d.lanes) for d in topo.devices] == [(4, 16), (chipset_gen, 4)]
+    assert topo.matrix["GPU0"]["GPU1"] == "PHB"
+    uplink = next(u for u in topo.uplinks if u.switch == "b760")
+    # DMI 4.0 x4 = 4 x 1.969 GB/s = 7.88 GB/s per direction.
+    assert uplink.upstream_gbs == pytest.approx(pcie_gbs(4, 4), abs=0.01) == pytest.approx(7.88, abs=0.01)
+
+
+def test_proart_b760_middle_m2_switches_off_the_x1_slot(catalog: Catalog) -> None:
+    """hardwareluxx ProArt B760-CREATOR D4: an SSD in the middle M.2 disables the PCIe 3.0 x1 slot."""
+    found = findings(catalog, board="proart-b760-creator-d4", cards={"m2-middle": "samsung-990-pro-2tb"})
+    assert any("x1" in f.message for f in found.get("lanes-shared", []))
+
+
+def test_proart_z790_creator_splits_the_cpu_lanes_x8_x8(catalog: Catalog) -> None:
+    """ProArt Z790-CREATOR WIFI spec table: PCIe 5.0 x16 (x16) and PCIe 5.0 x16 (x8/x8), PCIe 4.0 x4."""
+    alone = derive(catalog, board="proart-z790-creator-wifi", cards={"pcie-1": "rtx-5090"})
+    assert (alone.device("GPU0").gen, alone.device("GPU0").lanes) == (5, 16)
+    both = derive(catalog, board="proart-z790-creator-wifi", cards={"pcie-1": "rtx-5090", "pcie-2": "rtx-5090"})
+    # RTX 5090: PCIe 5.0 x16 card; x8 at Gen5 = 31.5 GB/s per direction.
+    assert [(d.gen, d.lanes) for d in both.devices] == [(5, 8), (5, 8)]
+    assert both.device("GPU1").gbs == pytest.approx(31.5, abs=0.05)
