@@ -14,8 +14,17 @@ from typing import Generic, TypeVar
 from weakref import WeakKeyDictionary
 
 from rackplanner.core.catalog import Catalog
+from rackplanner.core.plan import Machine
 
 T = TypeVar("T")
+
+# Fields that only label a machine: two servers alike in everything else compute alike.
+MACHINE_LABELS = frozenset({"id", "name", "notes"})
+
+
+def configuration_key(machine: Machine) -> str:
+    """A machine's content without its labels, so a row of identical servers shares one result."""
+    return machine.model_dump_json(exclude=set(MACHINE_LABELS))
 
 
 class _Same:

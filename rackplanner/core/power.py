@@ -13,7 +13,7 @@ from collections import Counter
 
 from pydantic import BaseModel
 
-from rackplanner.core.cache import ContentCache
+from rackplanner.core.cache import ContentCache, configuration_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic, PcieSwitch, Psu, Server
 from rackplanner.core.plan import Machine
@@ -163,13 +163,24 @@ def parse_redundancy(text: str | None, count: int) -> tuple[int, int]:
     return count, 0
 
 
+# By content (each machine keeps one result object) and by configuration (identical servers
+# in a row compute once; only the labels differ).
 _CACHE: ContentCache[MachinePower] = ContentCache()
+_BY_CONFIGURATION: ContentCache[MachinePower] = ContentCache()
 
 
 def machine_power(machine: Machine, catalog: Catalog, utilisation: float = EXPECTED_UTILISATION) -> MachinePower:
     """The machine's power figures (cached by content, so an edit elsewhere costs nothing)."""
     key = (machine.model_dump_json(), utilisation)
-    return _CACHE.get(catalog, key, lambda: _machine_power(machine, catalog, utilisation))
+    return _CACHE.get(catalog, key, lambda: _shared_machine_power(machine, catalog, utilisation))
+
+
+def _shared_machine_power(machine: Machine, catalog: Catalog, utilisation: float) -> MachinePower:
+    key = (configuration_key(machine), utilisation)
+    figures = _BY_CONFIGURATION.get(catalog, key, lambda: _machine_power(machine, catalog, utilisation))
+    if figures.machine == machine.id and figures.name == machine.name:
+        return figures
+    return figures.model_copy(update={"machine": machine.id, "name": machine.name})
 
 
 def _machine_power(machine: Machine, catalog: Catalog, utilisation: float) -> MachinePower:

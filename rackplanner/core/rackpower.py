@@ -416,14 +416,18 @@ def _best_outlet(
         # A single cord goes down with its feed either way; put it where the load is lighter.
         wanted = min(sides, key=lambda side: sum(sum(p.va_by_group.values()) for p in pdus if p.side == side))
     ordered = [p for p in pdus if p.side == wanted] + [p for p in pdus if p.side != wanted]
+    share_va = consumer.wall_va / len(consumer.inlets)
+    # Groups on one line leave the PDU's lines alike: one figure per (PDU, line), not per group.
+    after: dict[int, dict[str, float]] = {}
     for preference in (ordered[: sum(1 for p in pdus if p.side == wanted)], ordered):
         best: tuple[tuple[float, float, int], _PduState, OutletGroup] | None = None
-        share_va = consumer.wall_va / len(consumer.inlets)
         for order, pdu in enumerate(preference):
             for group in pdu.part.outlet_groups:
                 if pdu.free[group.id][outlet] <= 0:
                     continue
-                line_a = round(_max_line_percent_after(pdu, group, share_va), 9)
+                if id(pdu) not in after:
+                    after[id(pdu)] = _max_line_current_after(pdu, share_va)
+                line_a = after[id(pdu)][group.line]
                 group_va = pdu.va_by_group.get(group.id, 0.0) + share_va
                 breaker_share = group_va / group.breaker_a if group.breaker_a else group_va
                 score = (line_a, breaker_share, order)
@@ -434,11 +438,17 @@ def _best_outlet(
     return None
 
 
-def _max_line_percent_after(pdu: _PduState, group: OutletGroup, extra_va: float) -> float:
-    va = dict(pdu.va_by_group)
-    va[group.id] = va.get(group.id, 0.0) + extra_va
-    lines = electrical.line_currents_a(pdu.part.wiring, _branch_currents(pdu, va))
-    return max(lines.values(), default=0.0)
+def _max_line_current_after(pdu: _PduState, extra_va: float) -> dict[str, float]:
+    """For each branch line of the PDU: its highest line current with ``extra_va`` more on that branch."""
+    branches = _branch_currents(pdu, pdu.va_by_group)
+    extra_a = extra_va / electrical.outlet_voltage_v(pdu.part.wiring, _pdu_voltage(pdu))
+    highest: dict[str, float] = {}
+    for line in {g.line for g in pdu.part.outlet_groups}:
+        trial = dict(branches)
+        trial[line] += extra_a
+        # Rounded so that equal loads compare equal and the breaker decides.
+        highest[line] = round(max(electrical.line_currents_a(pdu.part.wiring, trial).values(), default=0.0), 9)
+    return highest
 
 
 def _branch_currents(pdu: _PduState, va_by_group: dict[str, float]) -> dict[str, float]:

@@ -17,7 +17,7 @@ from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel
 
-from rackplanner.core.cache import ContentCache
+from rackplanner.core.cache import ContentCache, configuration_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.parts import (
     PCIE_GBS_PER_LANE,
@@ -141,13 +141,22 @@ class Topology(BaseModel):
 # --- building ------------------------------------------------------------------------
 
 
-# Results by catalog and machine content, so an edit to one machine never recomputes another.
+# Results by catalog and machine content, so an edit to one machine never recomputes another,
+# and by configuration alone (no id, name or notes), so a row of identical servers derives once.
 _CACHE: ContentCache[Topology] = ContentCache()
+_BY_CONFIGURATION: ContentCache[Topology] = ContentCache()
 
 
 def derive_topology(machine: Machine, catalog: Catalog) -> Topology:
     """Everything the block diagram and ``topo`` show, for one machine (cached by content)."""
-    return _CACHE.get(catalog, machine.model_dump_json(), lambda: _derive(machine, catalog))
+    return _CACHE.get(catalog, machine.model_dump_json(), lambda: _shared_derive(machine, catalog))
+
+
+def _shared_derive(machine: Machine, catalog: Catalog) -> Topology:
+    if board_of(machine, catalog) is None:
+        return _derive(machine, catalog)  # its message names the machine
+    topo = _BY_CONFIGURATION.get(catalog, configuration_key(machine), lambda: _derive(machine, catalog))
+    return topo if topo.machine == machine.id else topo.model_copy(update={"machine": machine.id})
 
 
 @dataclass(frozen=True)
