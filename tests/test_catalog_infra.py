@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
 from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog, load_catalog_file
 from rackplanner.core.parts import PCIE_GBS_PER_LANE, NetworkSwitch, Nic, OutletGroup, Pdu, Psu, Rack
+from rackplanner.core.rackpower import rack_power
+from tests.rackfixtures import build_catalog, mount_loads, rack_with_pdus
 
 INFRA_FILES = ("rack", "pdu", "switch", "nic", "psu", "drive")
 
@@ -283,3 +286,14 @@ def test_psu_output_fits_its_inlet(catalog: Catalog) -> None:
             assert psu.watts <= INLET_MAX_W[psu.inlet], psu.id
             checked += 1
     assert checked >= 5
+
+
+def test_ap8868_bank_breakers_carry_each_branch(tmp_path: Path) -> None:
+    """Schneider FAQ FA156194: each AP8868 bank sits on a phase pair behind a 20 A breaker rated 16 A per UL."""
+    cat = build_catalog(tmp_path / "cat")
+    plan = mount_loads(rack_with_pdus(cat, "apc-ap8868", voltage_v=208, phases=3, breaker_a=50), cat, 3)
+    power = rack_power(plan, "r1", cat)
+    breakers = power.pdu_load("normal", "pdu-a").breakers
+    assert {b.line for b in breakers} == {"L1-L2", "L2-L3", "L3-L1"}
+    # 20 A breaker x 0.8 = 16 A continuous, the figure Schneider's 9984 W is built on.
+    assert all(b.breaker_a == 20 and b.limit_a == pytest.approx(16) for b in breakers)
