@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 from weakref import WeakKeyDictionary
 
 from rackplanner.core.catalog import Catalog
-from rackplanner.core.plan import Machine
+from rackplanner.core.plan import Machine, Rack
 
 T = TypeVar("T")
 
@@ -67,3 +67,9 @@ class ContentCache(Generic[T]):
 
     def clear(self) -> None:
         self._by_catalog.clear()
+
+
+def devices_key(rack: Rack, *fields: str) -> tuple[object, ...]:
+    """The rack's devices by ``fields`` only: a result that does not depend on positions survives a move."""
+    return (rack.id, rack.name, tuple(tuple(getattr(d, f) for f in fields) for d in rack.devices))
+

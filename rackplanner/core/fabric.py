@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from rackplanner.core.cache import ContentCache, devices_key, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import NetworkSwitch, Nic, RackDevice
@@ -174,11 +175,21 @@ class _Port:
     use: SwitchPortUse
 
 
+_CACHE: ContentCache[RackNetwork] = ContentCache()
+
+
 def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
     """Match each device's port needs to free switch ports in the same rack, with a cable list."""
     rack = plan.rack(rack_id)
     if rack is None:
         raise KeyError(rack_id)
+    machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+    # Ports and cables do not depend on where a device sits in the rack.
+    key = (devices_key(rack, "id", "name", "machine", "part"), identity_key(*machines))
+    return _CACHE.get(catalog, key, lambda: _rack_network(plan, rack, catalog))
+
+
+def _rack_network(plan: Plan, rack: Rack, catalog: Catalog) -> RackNetwork:
     found = RackFindings(rack.id)
 
     ports = _switch_ports(rack, catalog)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from rackplanner.core import electrical
-from rackplanner.core.cache import ContentCache, identity_key
+from rackplanner.core.cache import ContentCache, devices_key, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import NetworkSwitch, OutletGroup, Pdu, RackDevice
@@ -177,6 +177,7 @@ class _PduState:
 
 
 _CACHE: ContentCache[RackPower] = ContentCache()
+_POWER_FIELDS = ("id", "name", "machine", "part", "feed")
 
 
 def rack_power(plan: Plan, rack_id: str, catalog: Catalog) -> RackPower:
@@ -187,7 +188,8 @@ def rack_power(plan: Plan, rack_id: str, catalog: Catalog) -> RackPower:
     machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
     feeds = [f for f in plan.feeds if any(d.feed == f.id for d in rack.devices)]
     overrides = [a for a in plan.outlet_assignments if a.rack == rack_id]
-    key = identity_key(rack, *machines, None, *feeds, None, *overrides)
+    # Where a device sits does not change its cords: moving one within the rack costs nothing here.
+    key = (devices_key(rack, *_POWER_FIELDS), identity_key(*machines, None, *feeds, None, *overrides))
     return _CACHE.get(catalog, key, lambda: _rack_power(plan, rack, catalog))
 
 
