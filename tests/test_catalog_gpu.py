@@ -111,6 +111,7 @@ def test_bandwidth_follows_from_bus_width_and_data_rate(catalog: Catalog) -> Non
         ("rtx-4060-ti-16gb", 128, 18, 288),  # Pangoly / XDA: 18 Gbps on 128 bit, 288 GB/s
         ("rx-7900-xtx", 384, 20, 960),  # Guru3D: 384-bit, 20 Gbps, 960 GB/s
         ("l4", 192, 12.5, 300),  # fpsbench (TechPowerUp figures): 192 bit, 12.5 Gbps, 300.1 GB/s
+        ("rtx-a5000", 384, 16, 768),  # alldbin: 384 bit, 16 Gbps GDDR6, 768.0 GB/s
     ],
 )
 def test_memory_figures(catalog: Catalog, part_id: str, bus_bits: int, gbps: float, bandwidth_gbs: float) -> None:
