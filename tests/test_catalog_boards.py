@@ -375,3 +375,33 @@ def test_proart_z790_creator_splits_the_cpu_lanes_x8_x8(catalog: Catalog) -> Non
     # RTX 5090: PCIe 5.0 x16 card; x8 at Gen5 = 31.5 GB/s per direction.
     assert [(d.gen, d.lanes) for d in both.devices] == [(5, 8), (5, 8)]
     assert both.device("GPU1").gbs == pytest.approx(31.5, abs=0.05)
+
+
+# --- TRX50 -------------------------------------------------------------------------------
+
+
+def test_trx50_aero_d_gen5_and_gen4_cpu_slots(catalog: Catalog) -> None:
+    """Owner's TRX50 AERO D audit (public GitHub file, search-index id 53247189062): the slot behind
+    root port 40:01.1 runs an RTX 5090 at Gen5 x16, the one behind 80:03.1 reports a Gen4 x16
+    maximum, nvidia-smi prints NODE between the two; three Gen5 x4 M.2 sit behind host bridge 00."""
+    board = catalog.get_as("trx50-aero-d", Board)
+    assert board is not None
+    roots = {rc.id for rc in board.root_complexes}
+    cpu_gen5_x16 = [
+        s.id for s in board.slots if s.kind == "pcie" and s.parent in roots and (s.gen, s.electrical_lanes) == (5, 16)
+    ]
+    assert cpu_gen5_x16 == ["pcie-x16-1"]
+    assert {s.id: s.parent for s in board.slots if s.kind == "m2"} == {f"m2-cpu-{i}": "rc-00" for i in (1, 2, 3)}
+    topo = derive(
+        catalog,
+        board="trx50-aero-d",
+        cards={"pcie-x16-1": "rtx-5090", "pcie-x16-2": "rtx-5090"},
+        cpu="threadripper-7960x",
+    )
+    # RTX 5090: PCIe 5.0 x16 card (catalog/gpu.yaml); the second slot caps it at Gen4.
+    assert [(d.gen, d.lanes) for d in topo.devices] == [(5, 16), (4, 16)]
+    assert topo.device("GPU0").gbs == pytest.approx(pcie_gbs(5, 16), abs=0.01) == pytest.approx(63.0, abs=0.05)
+    assert topo.device("GPU1").gbs == pytest.approx(31.5, abs=0.05)
+    assert topo.matrix["GPU0"]["GPU1"] == "NODE"
+    # ASCII: the Threadripper 7000 package links its chipset by PCIe Gen4 x4 (7.88 GB/s per direction).
+    assert board.chipset is not None and (board.chipset.uplink_gen, board.chipset.uplink_lanes) == (4, 4)
