@@ -80,9 +80,7 @@ def power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool)
 
 def import_netbox(args: argparse.Namespace) -> int:
     results = [
-        import_device_type(
-            f, as_kind=args.as_kind, voltage_v=args.voltage, current_a=args.current, wiring=args.wiring
-        )
+        import_device_type(f, as_kind=args.as_kind, voltage_v=args.voltage, current_a=args.current, wiring=args.wiring)
         for f in args.files
     ]
     folder = args.to or user_catalog_dir()

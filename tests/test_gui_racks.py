@@ -170,3 +170,33 @@ def test_plan_a_colo_rack_from_nothing(
     surviving = next(p for p in failed.pdus if p.alive)
     assert surviving.load_va == pytest.approx(power.load_va)
     assert not [f for f in power.findings if f.severity == "error"]
+
+
+def test_double_click_opens_a_racked_server_in_a_closable_tab(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from rackplanner.gui.machine_canvas import MachineCanvas
+
+    window = make_window(tmp_path, catalog, COLO)
+    keep(qtbot, window)
+    window.show()
+    canvas = _rack_tab(window)
+    # Every machine of the colo example is racked: no machine tabs until one is opened, so a
+    # row of hundreds of servers does not make hundreds of tabs.
+    assert window.canvases == {} and window.tabs.count() == 1
+    point = canvas.device_point("rack-1", 5, "front", height_u=4).toPoint()  # GPU 2 sits at U5-U8
+    QTest.mouseDClick(canvas.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    assert list(window.canvases) == ["gpu-2"]
+    assert isinstance(window.tabs.currentWidget(), MachineCanvas)
+    assert window.document.current_machine == "gpu-2"
+    assert window.tabs.tabText(window.tabs.currentIndex()) == "GPU 2"
+    # The rack tab has no close button; the opened server's tab has one and closing it keeps the server racked.
+    bar = window.tabs.tabBar()
+    row_index = window.tabs.indexOf(canvas)
+    assert bar.tabButton(row_index, bar.ButtonPosition.RightSide) is None
+    close = bar.tabButton(window.tabs.currentIndex(), bar.ButtonPosition.RightSide)
+    assert close is not None
+    QTest.mouseClick(close, Qt.MouseButton.LeftButton)
+    assert window.canvases == {} and window.tabs.count() == 1
+    assert window.document.plan.racks[0].device("gpu-2") is not None

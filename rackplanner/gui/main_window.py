@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QStyle,
+    QTabBar,
     QTabWidget,
     QUndoView,
     QWidget,
@@ -29,7 +30,7 @@ from rackplanner.core.errors import InputError
 from rackplanner.core.parts import Board, Drive, Gpu, Nic, Server
 from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.placement import slot_verdicts
-from rackplanner.core.plan import Plan
+from rackplanner.core.plan import Machine, Plan
 from rackplanner.core.planfile import load_plan
 from rackplanner.core.rackreport import rack_report
 from rackplanner.gui import recovery
@@ -74,6 +75,9 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.currentChanged.connect(self._tab_changed)
+        self.tabs.setTabsClosable(True)
+        self.tabs.tabCloseRequested.connect(self._close_tab)
+        self._opened: set[str] = set()  # racked machines the user opened in a tab
         self.setCentralWidget(self.tabs)
         self.canvases: dict[str, MachineCanvas] = {}
         self.row_canvases: dict[str, RackRowCanvas] = {}
@@ -245,21 +249,45 @@ class MainWindow(QMainWindow):
             self.tabifyDockWidget(diagram, dock)
             self.docks[cls.__name__] = dock
             self.view_menu.addAction(dock.toggleViewAction())
-        diagram.raise_()
         state = self.settings.value("window/state")
         if isinstance(state, QByteArray):
             self.restoreState(state)
+        # The dock that goes with the centre tab (a rack's power, or the machine's diagram), once
+        # the new docks have joined the tab group on the next pass of the event loop.
+        QTimer.singleShot(0, lambda: self._tab_changed(self.tabs.currentIndex()))
 
     # --- machines in tabs ---------------------------------------------------------------
 
-    def _rebuild_tabs(self) -> None:
-        """One tab per machine, then one per row of racks; unchanged tabs keep their view."""
+    def tab_machines(self) -> list[Machine]:
+        """Machines with a tab: every one not in a rack, and the racked ones the user opened."""
         plan = self.document.plan
+        mounted = {d.machine for r in plan.racks for d in r.devices if d.machine}
+        self._opened &= {m.id for m in plan.machines}
+        return [m for m in plan.machines if m.id not in mounted or m.id in self._opened]
+
+    def open_machine_tab(self, machine_id: str) -> None:
+        """Show a machine in its own tab (a racked server's tab is opened on demand and closable)."""
+        if self.document.plan.machine(machine_id) is None:
+            return
+        if machine_id not in self.canvases:
+            self._opened.add(machine_id)
+            self._rebuild_tabs()
+        self._show_machine(machine_id)
+
+    def _close_tab(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        if isinstance(widget, MachineCanvas) and widget.machine_id in self._opened:
+            self._opened.discard(widget.machine_id)
+            self._rebuild_tabs()
+
+    def _rebuild_tabs(self) -> None:
+        """A tab per machine shown (see ``tab_machines``), then one per row of racks; unchanged tabs keep their view."""
+        machines = self.tab_machines()
         rows = rows_of(self.document)
-        wanted = [("machine", m.id) for m in plan.machines] + [("row", row_id) for row_id, _ in rows]
+        wanted = [("machine", m.id) for m in machines] + [("row", row_id) for row_id, _ in rows]
         current = [("machine", k) for k in self.canvases] + [("row", k) for k in self.row_canvases]
         if current == wanted and self.tabs.count() == max(1, len(wanted)):
-            texts = [m.name for m in plan.machines] + [f"Racks: {name}" for _, name in rows]
+            texts = [m.name for m in machines] + [f"Racks: {name}" for _, name in rows]
             for index, text in enumerate(texts):
                 # setTabText relayouts the tab bar even for the same text: only renames pay for it.
                 if self.tabs.tabText(index) != text:
@@ -273,25 +301,34 @@ class MainWindow(QMainWindow):
         self.tabs.clear()
         old, old_rows = self.canvases, self.row_canvases
         self.canvases, self.row_canvases = {}, {}
-        for machine in plan.machines:
+        for machine in machines:
             canvas = old.pop(machine.id, None)
             if canvas is None:
                 canvas = MachineCanvas(self.document, machine.id)
                 canvas.status_message.connect(self.show_status)
             self.canvases[machine.id] = canvas
-            self.tabs.addTab(canvas, machine.name)
+            index = self.tabs.addTab(canvas, machine.name)
+            if machine.id in self._opened:
+                self.tabs.setTabToolTip(index, f"{machine.name} is in a rack: closing its tab keeps it there")
         for row_id, name in rows:
             row_canvas = old_rows.pop(row_id, None)
             if row_canvas is None:
                 row_canvas = RackRowCanvas(self.document, row_id)
                 row_canvas.status_message.connect(self.show_status)
-                row_canvas.open_machine.connect(self._show_machine)
+                row_canvas.open_machine.connect(self.open_machine_tab)
             self.row_canvases[row_id] = row_canvas
             self.tabs.addTab(row_canvas, f"Racks: {name}")
         for widget in [*old.values(), *old_rows.values()]:
             widget.deleteLater()
         if not wanted:
             self.tabs.addTab(EmptyPlanTarget(self.document), "No machines")
+        bar = self.tabs.tabBar()
+        for index in range(self.tabs.count()):
+            page = self.tabs.widget(index)
+            if not (isinstance(page, MachineCanvas) and page.machine_id in self._opened):
+                # Only a racked server opened from its rack closes (it stays in the rack).
+                for side in (QTabBar.ButtonPosition.LeftSide, QTabBar.ButtonPosition.RightSide):
+                    bar.setTabButton(index, side, None)
         self.tabs.blockSignals(False)
         self._show_machine(self.document.current_machine)
 
@@ -399,8 +436,9 @@ class MainWindow(QMainWindow):
                 reasons = {v.reason for v in verdicts.values() if v.reason}
                 self.show_status(f"No slot takes {part.model}" + (f": {sorted(reasons)[0]}" if reasons else ""))
                 return
-            self.document.apply(edits.place_card, machine=canvas.machine_id, slot=slot, part=part_id,
-                                catalog=self.document.catalog)
+            self.document.apply(
+                edits.place_card, machine=canvas.machine_id, slot=slot, part=part_id, catalog=self.document.catalog
+            )
         else:
             canvas.configure_with(part_id)
 

@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QDragMoveEvent,
     QDropEvent,
     QFont,
+    QFontMetricsF,
     QKeyEvent,
     QMouseEvent,
     QPainter,
@@ -32,10 +33,8 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QApplication,
     QGraphicsItem,
-    QGraphicsLineItem,
     QGraphicsRectItem,
     QGraphicsSceneMouseEvent,
-    QGraphicsSimpleTextItem,
     QInputDialog,
     QMenu,
     QStyleOptionGraphicsItem,
@@ -63,6 +62,10 @@ TITLE_MM = 70.0
 
 FRAME = QColor("#2b2f36")
 FACE_FILL = QColor("#f4f5f7")
+FACE_EDGE = QColor("#9aa3ae")
+RACK_FILL = QColor("#d7dbe2")
+CHANNEL_FILL = QColor("#eceef2")
+U_LINE = QColor("#e1e4e9")
 U_TEXT = QColor("#6b7280")
 KIND_COLOURS = {
     "server": QColor("#4078c8"),
@@ -114,10 +117,89 @@ class _RackGeometry:
         return QRectF(rect.left(), rect.bottom() - (u + height_u - 1) * U_MM, rect.width(), height_u * U_MM)
 
 
+def _rack_geometry(rack_id: str, layout: RackLayout, x: float) -> _RackGeometry:
+    """Where a rack's faces and side channels go, its left edge at ``x``."""
+    height = layout.height_u * U_MM
+    left_channel = QRectF(x, TITLE_MM, CHANNEL_MM, height)
+    front = QRectF(x + CHANNEL_MM + RAIL_MM, TITLE_MM, FACE_MM, height)
+    rear = QRectF(front.right() + FACE_GAP_MM + RAIL_MM, TITLE_MM, FACE_MM, height)
+    right_channel = QRectF(rear.right(), TITLE_MM, CHANNEL_MM, height)
+    return _RackGeometry(rack_id, layout, front, rear, left_channel, right_channel)
+
+
+class RackFrameItem(QGraphicsItem):
+    """A rack's frame, title, faces with U lines and numbers, and side channels, painted as one item.
+
+    One item instead of a few hundred (two faces of 42 U lines and numbers) keeps a 50-rack row
+    quick to build and to redraw; it is cached as a pixmap, so scrolling repaints nothing.
+    """
+
+    def __init__(self, geometry: _RackGeometry, title: str) -> None:
+        super().__init__()
+        self.geometry = geometry
+        self.title = title
+        g = geometry
+        self._outline = QRectF(
+            g.left_channel.left(), g.front.top(), g.right_channel.right() - g.left_channel.left(), g.front.height()
+        )
+        self._bounds = QRectF(self._outline.left() - 11, 0, self._outline.width() + 22, g.front.bottom() + 40)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        g = self.geometry
+        painter.setPen(QPen(FRAME, 6))
+        painter.setBrush(QBrush(RACK_FILL))
+        painter.drawRect(self._outline.adjusted(-8, -8, 8, 8))
+        title_font = QFont()
+        title_font.setPixelSize(26)
+        title_font.setBold(True)
+        painter.setFont(title_font)
+        painter.setPen(FRAME)
+        painter.drawText(
+            QRectF(self._outline.left(), 8, self._outline.width() + 400, 40), Qt.AlignmentFlag.AlignLeft, self.title
+        )
+        small = QFont()
+        small.setPixelSize(13)
+        painter.setFont(small)
+        for face, rect in (("Front", g.front), ("Rear", g.rear)):
+            painter.setPen(QPen(FACE_EDGE, 1))
+            painter.setBrush(QBrush(FACE_FILL))
+            painter.drawRect(rect)
+            painter.setPen(FRAME)
+            painter.drawText(
+                QRectF(rect.left(), rect.bottom() + 10, rect.width(), 20), Qt.AlignmentFlag.AlignLeft, face
+            )
+            for u in range(1, g.layout.height_u + 1):
+                y = rect.bottom() - u * U_MM
+                painter.setPen(QPen(U_LINE, 1))
+                painter.drawLine(QPointF(rect.left(), y), QPointF(rect.right(), y))
+                painter.setPen(U_TEXT)
+                painter.drawText(
+                    QRectF(rect.left() - RAIL_MM + 8, y, RAIL_MM - 12, U_MM), Qt.AlignmentFlag.AlignVCenter, str(u)
+                )
+        painter.setPen(QPen(FACE_EDGE, 1, Qt.PenStyle.DashLine))
+        painter.setBrush(QBrush(CHANNEL_FILL))
+        for channel in (g.left_channel, g.right_channel):
+            painter.drawRect(channel)
+
+
 class DeviceItem(QGraphicsRectItem):
     """A mounted device on one face (a full-depth device has an item on each face)."""
 
-    def __init__(self, canvas: RackRowCanvas, rack_id: str, shape: DeviceShape, rect: QRectF, text: str, ghost: bool):
+    def __init__(
+        self,
+        canvas: RackRowCanvas,
+        rack_id: str,
+        shape: DeviceShape,
+        rect: QRectF,
+        text: str,
+        ghost: bool,
+        *,
+        vertical: bool = False,
+    ) -> None:
         super().__init__(rect)
         self.canvas = canvas
         self.rack_id = rack_id
@@ -130,18 +212,38 @@ class DeviceItem(QGraphicsRectItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setCursor(Qt.CursorShape.OpenHandCursor)
         self.setZValue(3)
-        label = QGraphicsSimpleTextItem(text, self)
-        label.setBrush(QBrush(QColor("#1d2330" if ghost else "white")))
-        font = QFont()
-        font.setPixelSize(int(min(22, max(12, rect.height() * 0.42))))
-        label.setFont(font)
-        label.setPos(rect.left() + 8, rect.top() + max(2.0, (rect.height() - label.boundingRect().height()) / 2))
+        self._label = text
+        self._label_colour = QColor("#1d2330" if ghost else "white")
+        self._font = QFont()
+        self._font.setPixelSize(18 if vertical else int(min(22, max(12, rect.height() * 0.42))))
+        self._vertical = vertical
         self._press: QPointF | None = None
 
+    @property
+    def label(self) -> str:
+        return self._label
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        rect = self.rect()
         painter.setPen(QPen(SELECT_EDGE, 5) if self.isSelected() else self.pen())
         painter.setBrush(self.brush())
-        painter.drawRoundedRect(self.rect(), 4, 4)
+        painter.drawRoundedRect(rect, 4, 4)
+        if not self._label:
+            return
+        painter.setFont(self._font)
+        painter.setPen(self._label_colour)
+        if self._vertical:
+            # A 0U PDU's name reads bottom to top along its channel.
+            painter.save()
+            painter.translate(rect.center())
+            painter.rotate(-90)
+            turned = QRectF(-rect.height() / 2 + 8, -rect.width() / 2, rect.height() - 16, rect.width())
+            painter.drawText(turned, Qt.AlignmentFlag.AlignCenter, self._label)
+            painter.restore()
+        else:
+            inner = rect.adjusted(8, 0, -8, 0)
+            shown = QFontMetricsF(self._font).elidedText(self._label, Qt.TextElideMode.ElideRight, inner.width())
+            painter.drawText(inner, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, shown)
 
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
         super().mousePressEvent(event)
@@ -181,9 +283,8 @@ class RackRowCanvas(ZoomView):
         self.items_by_device: dict[tuple[str, str], list[DeviceItem]] = {}
         self._ghost: QGraphicsRectItem | None = None
         self._drag: _DragInfo | None = None
-        self._containers: dict[str, QGraphicsRectItem] = {}
+        self._frames: dict[str, RackFrameItem] = {}
         self._rack_machines: dict[str, set[str]] = {}
-        self._parent: QGraphicsItem | None = None
         self._fitted = False
         document.changed.connect(self._document_changed)
         self.rebuild()
@@ -200,7 +301,7 @@ class RackRowCanvas(ZoomView):
         self._ghost = None
         self.racks.clear()
         self.items_by_device.clear()
-        self._containers.clear()
+        self._frames.clear()
         self._rack_machines.clear()
         x = 0.0
         for rack_id in self.rack_ids():
@@ -221,9 +322,9 @@ class RackRowCanvas(ZoomView):
             geometry = self.racks.get(rack_id)
             if geometry is None:
                 continue
-            container = self._containers.pop(rack_id, None)
-            if container is not None:
-                self.scene().removeItem(container)
+            frame = self._frames.pop(rack_id, None)
+            if frame is not None:
+                self.scene().removeItem(frame)
             for key in [k for k in self.items_by_device if k[0] == rack_id]:
                 del self.items_by_device[key]
             self._draw_whole_rack(rack_id, geometry.left_channel.left())
@@ -233,104 +334,42 @@ class RackRowCanvas(ZoomView):
         rack = plan.rack(rack_id)
         if rack is None:
             return False
-        container = QGraphicsRectItem()
-        container.setPen(QPen(Qt.PenStyle.NoPen))
-        self.scene().addItem(container)
-        self._containers[rack_id] = container
+        layout = rack_layout(plan, rack_id, catalog)
+        part = catalog.get_as(rack.part, RackPart)
+        geometry = _rack_geometry(rack_id, layout, x)
+        title = f"{rack.name}  ·  {part.model if part else layout.part}  ·  {layout.used_u}/{layout.height_u} U"
+        # The frame, faces, U lines and numbers are one painted item; devices are its children, so
+        # removing the frame removes the rack.
+        frame = RackFrameItem(geometry, title)
+        self.scene().addItem(frame)
+        self._frames[rack_id] = frame
         self._rack_machines[rack_id] = {d.machine for d in rack.devices if d.machine}
-        self._parent = container
-        try:
-            layout = rack_layout(plan, rack_id, catalog)
-            geometry = self._draw_rack(x, rack.name, layout, catalog.get_as(rack.part, RackPart))
-            self.racks[rack_id] = geometry
-            for shape in layout.devices:
-                self._draw_device(geometry, shape)
-        finally:
-            self._parent = None
+        self.racks[rack_id] = geometry
+        for shape in layout.devices:
+            self._draw_device(frame, geometry, shape)
         return True
 
-    def _add(self, item: QGraphicsItem) -> QGraphicsItem:
-        if self._parent is not None:
-            item.setParentItem(self._parent)
-        else:
-            self.scene().addItem(item)
-        return item
-
-    def _rect(self, rect: QRectF, pen: QPen, brush: QBrush) -> QGraphicsRectItem:
-        item = QGraphicsRectItem(rect)
-        item.setPen(pen)
-        item.setBrush(brush)
-        self._add(item)
-        return item
-
-    def _text(self, text: str, font: QFont) -> QGraphicsSimpleTextItem:
-        item = QGraphicsSimpleTextItem(text)
-        item.setFont(font)
-        self._add(item)
-        return item
-
-    def _draw_rack(self, x: float, name: str, layout: RackLayout, part: RackPart | None) -> _RackGeometry:
-        height = layout.height_u * U_MM
-        top = TITLE_MM
-        left_channel = QRectF(x, top, CHANNEL_MM, height)
-        front = QRectF(x + CHANNEL_MM + RAIL_MM, top, FACE_MM, height)
-        rear = QRectF(front.right() + FACE_GAP_MM + RAIL_MM, top, FACE_MM, height)
-        right_channel = QRectF(rear.right(), top, CHANNEL_MM, height)
-        geometry = _RackGeometry(layout.rack, layout, front, rear, left_channel, right_channel)
-        outline = QRectF(left_channel.left(), top, right_channel.right() - left_channel.left(), height)
-        self._rect(outline.adjusted(-8, -8, 8, 8), QPen(FRAME, 6), QBrush(QColor("#d7dbe2"))).setZValue(0)
-        used = f"{layout.used_u}/{layout.height_u} U"
-        font = QFont()
-        font.setPixelSize(26)
-        font.setBold(True)
-        title = self._text(f"{name}  ·  {part.model if part else layout.part}  ·  {used}", font)
-        title.setPos(outline.left(), 8)
-        small = QFont()
-        small.setPixelSize(13)
-        for face, rect in (("Front", front), ("Rear", rear)):
-            self._rect(rect, QPen(QColor("#9aa3ae"), 1), QBrush(FACE_FILL)).setZValue(1)
-            caption = self._text(face, small)
-            caption.setPos(rect.left(), rect.bottom() + 10)
-            for u in range(1, layout.height_u + 1):
-                y = rect.bottom() - u * U_MM
-                line = QGraphicsLineItem(rect.left(), y, rect.right(), y)
-                line.setPen(QPen(QColor("#e1e4e9"), 1))
-                line.setZValue(1)
-                self._add(line)
-                number = self._text(str(u), small)
-                number.setBrush(QBrush(U_TEXT))
-                number.setPos(rect.left() - RAIL_MM + 8, y + (U_MM - 16) / 2)
-        for channel in (left_channel, right_channel):
-            self._rect(channel, QPen(QColor("#9aa3ae"), 1, Qt.PenStyle.DashLine), QBrush(QColor("#eceef2")))
-        return geometry
-
-    def _draw_device(self, geometry: _RackGeometry, shape: DeviceShape) -> None:
+    def _draw_device(self, frame: RackFrameItem, geometry: _RackGeometry, shape: DeviceShape) -> None:
         text = self._device_text(geometry.rack_id, shape)
         key = (geometry.rack_id, shape.device)
+        open_hint = "\nDouble-click to open its machine." if shape.kind in ("server", "workstation") else ""
         items: list[DeviceItem] = []
         if shape.position_u is None:
             channel = geometry.left_channel if (shape.side or "left") == "left" else geometry.right_channel
             rect = channel.adjusted(8, 20, -8, -20)
-            item = DeviceItem(self, geometry.rack_id, shape, rect, "", ghost=False)
+            item = DeviceItem(self, geometry.rack_id, shape, rect, shape.name, ghost=False, vertical=True)
             item.setToolTip(text)
             items.append(item)
-            vertical = QGraphicsSimpleTextItem(shape.name, item)
-            vertical.setBrush(QBrush(QColor("white")))
-            font = QFont()
-            font.setPixelSize(18)
-            vertical.setFont(font)
-            vertical.setRotation(-90)
-            vertical.setPos(rect.center().x() - 11, rect.center().y() + vertical.boundingRect().width() / 2)
         else:
             faces = ("front", "rear") if shape.is_full_depth else (shape.face,)
             for face in faces:
                 rect = geometry.u_rect(face, shape.position_u, max(1, shape.height_u)).adjusted(2, 2, -2, -2)
                 ghost = shape.is_full_depth and face != shape.face
                 item = DeviceItem(self, geometry.rack_id, shape, rect, text.split("\n")[0], ghost)
-                item.setToolTip(text + ("\n(full depth: seen from the other face)" if ghost else ""))
+                item.setToolTip(text + ("\n(full depth: seen from the other face)" if ghost else "") + open_hint)
                 items.append(item)
         for item in items:
-            self._add(item)
+            item.setParentItem(frame)
         self.items_by_device[key] = items
 
     def _device_text(self, rack_id: str, shape: DeviceShape) -> str:
