@@ -72,4 +72,3 @@ class ContentCache(Generic[T]):
 def devices_key(rack: Rack, *fields: str) -> tuple[object, ...]:
     """The rack's devices by ``fields`` only: a result that does not depend on positions survives a move."""
     return (rack.id, rack.name, tuple(tuple(getattr(d, f) for f in fields) for d in rack.devices))
-
