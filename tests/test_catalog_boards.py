@@ -405,3 +405,35 @@ def test_trx50_aero_d_gen5_and_gen4_cpu_slots(catalog: Catalog) -> None:
     assert topo.matrix["GPU0"]["GPU1"] == "NODE"
     # ASCII: the Threadripper 7000 package links its chipset by PCIe Gen4 x4 (7.88 GB/s per direction).
     assert board.chipset is not None and (board.chipset.uplink_gen, board.chipset.uplink_lanes) == (4, 4)
+
+
+# --- G292-Z20 ------------------------------------------------------------------------------
+
+# nvidia-smi topo -m of an eight-RTX-5090 G292-Z20 host (ec-jt/gpu-test,
+# gpu_profiler_dc-kh-inferno-04_20260328_015339/11_p2p_capability.txt), GPU columns only.
+G292_Z20_MATRIX = """
+X    PIX  NODE NODE NODE NODE NODE NODE
+PIX  X    NODE NODE NODE NODE NODE NODE
+NODE NODE X    PIX  NODE NODE NODE NODE
+NODE NODE PIX  X    NODE NODE NODE NODE
+NODE NODE NODE NODE X    PIX  NODE NODE
+NODE NODE NODE NODE PIX  X    NODE NODE
+NODE NODE NODE NODE NODE NODE X    PIX
+NODE NODE NODE NODE NODE NODE PIX  X
+"""
+
+
+def test_g292_z20_pairs_behind_four_switches_on_one_socket(catalog: Catalog) -> None:
+    """Owners' G292-Z20 hosts (lspci -tv of ec-jt/gpu-test; MI50 hosts at buses 06/09, 45/48, 89/8c,
+    c5/c8): one Switchtec PFX 52xG4 per EPYC host bridge, two GPUs per switch, one NUMA node."""
+    board = catalog.get_as("mz22-g20-g292-z20", Board)
+    assert board is not None and board.sockets == 1
+    assert {sw.upstream for sw in board.switches} == {rc.id for rc in board.root_complexes}
+    topo = derive(
+        catalog, board="mz22-g20-g292-z20", cards={f"gpu{i}": "rtx-a6000" for i in range(1, 9)}, cpu="epyc-7742"
+    )
+    expected = [row.split() for row in G292_Z20_MATRIX.strip().splitlines()]
+    assert [[topo.matrix[a][b] for b in topo.gpus] for a in topo.gpus] == expected
+    assert {topo.device(g).numa_node for g in topo.gpus} == {0}
+    # RTX A6000: PCIe 4.0 x16 card (catalog/gpu.yaml); Gen4 x16 = 31.5 GB/s per direction.
+    assert [topo.device(g).gbs for g in topo.gpus] == [pytest.approx(pcie_gbs(4, 16), abs=0.01)] * 8
