@@ -51,6 +51,7 @@ class _WrapDelegate(QStyledItemDelegate):
     def __init__(self, tree: QTreeWidget) -> None:
         super().__init__(tree)
         self.tree = tree
+        self._heights: dict[tuple[str, int, bool], int] = {}
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         base = super().sizeHint(option, index)
@@ -63,9 +64,17 @@ class _WrapDelegate(QStyledItemDelegate):
         width = self.tree.viewport().width() - self.tree.indentation() * (depth + 1) - icon - 12
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
         bold = index.data(Qt.ItemDataRole.FontRole)
-        metrics = QFontMetrics(bold) if isinstance(bold, QFont) else self.tree.fontMetrics()
-        rect = metrics.boundingRect(QRect(0, 0, max(80, width), 100_000), Qt.TextFlag.TextWordWrap, text)
-        return QSize(max(80, width), max(base.height(), rect.height() + 8))
+        is_bold = isinstance(bold, QFont) and bold.bold()
+        key = (text, max(80, width), is_bold)
+        if key not in self._heights:
+            # Wrapping a message is the costly part of a relayout; the same text at the same width
+            # wraps the same way, so it is measured once.
+            metrics = QFontMetrics(bold) if isinstance(bold, QFont) else self.tree.fontMetrics()
+            rect = metrics.boundingRect(QRect(0, 0, max(80, width), 100_000), Qt.TextFlag.TextWordWrap, text)
+            if len(self._heights) > 2000:
+                self._heights.clear()
+            self._heights[key] = rect.height()
+        return QSize(max(80, width), max(base.height(), self._heights[key] + 8))
 
 
 class _FindingsTree(QTreeWidget):
@@ -156,8 +165,12 @@ class FindingsDock(QDockWidget):
             self.machine_group.setText(0, "No machine")
         else:
             topology = derive_topology(machine, doc.catalog)
-            self.findings = check_machine(machine, doc.catalog, topology)
-            self.machine_group.setText(0, f"Machine: {machine.name}")
+            findings = check_machine(machine, doc.catalog, topology)
+            title = f"Machine: {machine.name}"
+            if findings == self.findings and self.machine_group.text(0) == title and self.machine_group.childCount():
+                return  # an edit elsewhere (a rack, another machine): the same rows, no relayout
+            self.findings = findings
+            self.machine_group.setText(0, title)
         self._fill(self.machine_group, self.findings)
         if machine is not None and not self.findings:
             empty = QTreeWidgetItem(self.machine_group, ["Nothing to report: every fit rule passes."])
@@ -176,6 +189,8 @@ class FindingsDock(QDockWidget):
 
     def set_rack_findings(self, findings: Sequence[RackFinding]) -> None:
         """Show rack findings in their own group below the machine's (an empty list hides the group)."""
+        if list(findings) == self.rack_findings:
+            return
         self.rack_findings = list(findings)
         self._fill(self.rack_group, self.rack_findings)
         self.rack_group.setHidden(not self.rack_findings)

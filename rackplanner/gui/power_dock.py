@@ -186,6 +186,7 @@ class PowerDock(LiveDock):
         self._document = document
         self.scenario = "normal"
         self.power: RackPower | None = None
+        self._drawn_scenario = ""
         # What is drawn, by (PDU id, line): the bar items and their value labels.
         self.bars: dict[tuple[str, str], pg.BarGraphItem] = {}
         self.limit_marks: pg.PlotDataItem | None = None
@@ -294,7 +295,10 @@ class PowerDock(LiveDock):
     def refresh(self) -> None:
         self._dirty = False
         power = current_rack_power(self._document)
+        if power is not None and power is self.power and self._drawn_scenario == self.scenario:
+            return  # core answered from its cache: nothing this dock shows has changed (a device moved)
         self.power = power
+        self._drawn_scenario = self.scenario
         if power is None:
             self._show_empty()
             return
