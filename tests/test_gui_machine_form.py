@@ -193,6 +193,8 @@ def test_empty_plan(qtbot: QtBot, catalog: Catalog, monkeypatch: pytest.MonkeyPa
     document = PlanDocument(Plan(name="Empty"), catalog)
     dock = MachineDock(document)
     qtbot.addWidget(dock)
+    dock.show()  # a form the user clicks in is on screen (a hidden one fills itself when shown)
+    qtbot.waitExposed(dock)
     assert not dock.cpu_count.isEnabled()
     assert "no machines" in dock.note.text() and not dock.note.isHidden()
     monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("First", True))

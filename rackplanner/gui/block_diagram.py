@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDockWidget,
-    QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsScene,
@@ -44,6 +43,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSplitter,
     QStackedWidget,
+    QStyleOptionGraphicsItem,
     QTextBrowser,
     QToolBar,
     QVBoxLayout,
@@ -317,7 +317,46 @@ def _layout(
     return width, height
 
 
-class _Box(QGraphicsPathItem):
+@dataclass(frozen=True)
+class _Text:
+    baseline: QPointF
+    text: str
+    font: QFont
+    color: QColor
+
+
+def _draw_texts(painter: QPainter, texts: list[_Text]) -> None:
+    for line in texts:
+        painter.setFont(line.font)
+        painter.setPen(line.color)
+        painter.drawText(line.baseline, line.text)
+
+
+class _TextPath(QGraphicsPathItem):
+    """A shape that draws its own lines of text: one item per box rather than one per line keeps a rebuild quick."""
+
+    def __init__(self, path: QPainterPath | None = None) -> None:
+        super().__init__(path) if path is not None else super().__init__()
+        self.texts: list[_Text] = []
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        super().paint(painter, option, widget)
+        _draw_texts(painter, self.texts)
+
+
+class _Label(QGraphicsRectItem):
+    """A link label: a plain background with its lines of text."""
+
+    def __init__(self, rect: QRectF) -> None:
+        super().__init__(rect)
+        self.texts: list[_Text] = []
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        super().paint(painter, option, widget)
+        _draw_texts(painter, self.texts)
+
+
+class _Box(_TextPath):
     """A rounded box of the diagram; devices carry their slot and name."""
 
     def __init__(self, node: _Node, rect: QRectF) -> None:
@@ -420,12 +459,16 @@ class DiagramScene(QGraphicsScene):
         )
         nv_pairs = [p for p in topo.pairs if p.code.startswith("NV") and p.a in topo.gpus and p.b in topo.gpus]
         fabric = bool(board.nvswitch_gbs_per_gpu and nv_pairs)
-        self.extents = {}
-        for stack in (True, False):
-            trial, _ = _build_tree(machine, board, topo, catalog)
-            self.extents[stack] = _layout(trial, sockets, geo, fonts, nv_pairs, fabric, stack=stack)
+        # Both arrangements are laid out (layout rewrites the nodes, so each gets its own tree);
+        # the one that shows larger in the room is drawn.
+        side_by_side, _ = _build_tree(machine, board, topo, catalog)
+        self.extents = {
+            True: _layout(nodes, sockets, geo, fonts, nv_pairs, fabric, stack=True),
+            False: _layout(side_by_side, sockets, geo, fonts, nv_pairs, fabric, stack=False),
+        }
         self.stacked = self.prefers_stacking(room)
-        _layout(nodes, sockets, geo, fonts, nv_pairs, fabric, stack=self.stacked)
+        if not self.stacked:
+            nodes = side_by_side
 
         for node in nodes.values():
             self._add_box(node, box_w, box_h, fonts)
@@ -452,11 +495,9 @@ class DiagramScene(QGraphicsScene):
 
     # --- items ---------------------------------------------------------------------
 
-    def _text(self, parent: QGraphicsItem, text: str, font: QFont, color: QColor, x: float, y: float) -> None:
-        item = QGraphicsSimpleTextItem(text, parent)
-        item.setFont(font)
-        item.setBrush(color)
-        item.setPos(x, y)
+    def _text(self, parent: _TextPath | _Label, text: str, font: QFont, color: QColor, x: float, y: float) -> None:
+        """A line of text with its top left at (x, y), drawn by ``parent``."""
+        parent.texts.append(_Text(QPointF(x, y + QFontMetricsF(font).ascent()), text, font, color))
 
     def _add_box(self, node: _Node, box_w: float, box_h: float, fonts: _Fonts) -> None:
         rect = QRectF(node.x - box_w / 2, node.y, box_w, box_h)
@@ -503,7 +544,7 @@ class DiagramScene(QGraphicsScene):
         h = fonts.line_h * len(lines) + 2
         if left is not None:
             cx = left + w / 2
-        back = QGraphicsRectItem(QRectF(cx - w / 2, bottom_y - h, w, h))
+        back = _Label(QRectF(cx - w / 2, bottom_y - h, w, h))
         back.setBrush(colors.LABEL_BACKGROUND)
         back.setPen(QPen(Qt.PenStyle.NoPen))
         back.setZValue(2)
@@ -633,10 +674,9 @@ class DiagramScene(QGraphicsScene):
         w = max(max(xs) - min(xs) + box_w, fonts.fm_bold.horizontalAdvance(text) + 4 * _PAD)
         mid = (min(xs) + max(xs)) / 2
         rect = QRectF(mid - w / 2, top, w, h)
-        fabric = QGraphicsPathItem()
         path = QPainterPath()
         path.addRoundedRect(rect, _RADIUS, _RADIUS)
-        fabric.setPath(path)
+        fabric = _TextPath(path)
         fabric.setBrush(colors.NVSWITCH_FILL)
         fabric.setPen(QPen(colors.NVLINK, 1.5))
         fabric.setToolTip(tip)
@@ -662,7 +702,7 @@ class DiagramScene(QGraphicsScene):
     def _nv_label(self, text: str, fonts: _Fonts, cx: float, y: float, tip: str) -> None:
         w = fonts.fm.horizontalAdvance(text) + 8
         h = fonts.line_h + 2
-        back = QGraphicsRectItem(QRectF(cx - w / 2, y - h / 2, w, h))
+        back = _Label(QRectF(cx - w / 2, y - h / 2, w, h))
         back.setBrush(colors.LABEL_BACKGROUND)
         back.setPen(QPen(colors.NVLINK, 1.0))
         back.setZValue(2)
@@ -925,6 +965,7 @@ class BlockDiagramDock(QDockWidget):
         self.stack.addWidget(self.view)
 
         self.notes = QTextBrowser(body)
+        self._notes_html = ""
         self.notes.setOpenLinks(False)
         splitter = QSplitter(Qt.Orientation.Vertical, body)
         splitter.addWidget(self.stack)
@@ -986,6 +1027,7 @@ class BlockDiagramDock(QDockWidget):
             self.header.setToolTip("")
             self.stack.setCurrentWidget(self.message)
             self.notes.clear()
+            self._notes_html = ""
             self.legend.setVisible(False)
             self.matrix_action.setEnabled(False)
             self.fit_action.setEnabled(False)
@@ -1014,7 +1056,10 @@ class BlockDiagramDock(QDockWidget):
         items += [f"<li>{_escape(n)}</li>" for n in topo.notes]
         if not items:
             items = ["<li>No PCIe or NVLink devices in this machine yet.</li>"]
-        self.notes.setHtml(f'<ul style="margin-left:-24px">{"".join(items)}</ul>')
+        html = f'<ul style="margin-left:-24px">{"".join(items)}</ul>'
+        if html != self._notes_html:  # laying out rich text is slow; most edits keep the notes
+            self._notes_html = html
+            self.notes.setHtml(html)
 
     def _fit(self) -> None:
         self.view.fit()

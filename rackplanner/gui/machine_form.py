@@ -9,7 +9,6 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
-    QDockWidget,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -31,7 +30,7 @@ from rackplanner.core.parts import Board, Chassis, Cpu, Drive, Memory, Part, Psu
 from rackplanner.core.plan import Machine, PartCount
 from rackplanner.core.resolve import board_of, chassis_of
 from rackplanner.gui.document import ChangeSet, PlanDocument
-from rackplanner.gui.live_dock import scrolling
+from rackplanner.gui.live_dock import LiveDock, scrolling
 
 # A new machine starts on the home-rig build (resources/examples/home-rig-2x3090.json)
 # unless the user picks a server to build on.
@@ -64,8 +63,11 @@ HINTS: dict[type[Part], tuple[str, ...]] = {
 }
 
 
-class MachineDock(QDockWidget):
-    """Edits the current machine's base parts; every change is one undoable edit."""
+class MachineDock(LiveDock):
+    """Edits the current machine's base parts; every change is one undoable edit.
+
+    Tabbed away behind the catalog, it only notes that it is stale and fills itself when shown.
+    """
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
         super().__init__("Machine", parent)
@@ -73,6 +75,7 @@ class MachineDock(QDockWidget):
         self._document = document
         self._filling = False
         self._combo_keys: dict[int, tuple[object, ...]] = {}
+        self._listed: list[tuple[str, str]] = []
 
         self.machine_choice = QComboBox()
         self.machine_choice.setToolTip("The machine shown in the centre")
@@ -229,6 +232,7 @@ class MachineDock(QDockWidget):
 
     def refresh(self) -> None:
         """Fill every field from the plan, without sending edits back."""
+        self._dirty = False
         self._filling = True
         blockers = [QSignalBlocker(w) for w in self._inputs()]
         try:
@@ -256,9 +260,13 @@ class MachineDock(QDockWidget):
         ]
 
     def _fill_machine_choice(self) -> None:
-        self.machine_choice.clear()
-        for m in self._document.plan.machines:
-            self.machine_choice.addItem(m.name, m.id)
+        listed = [(m.id, m.name) for m in self._document.plan.machines]
+        if listed != self._listed:
+            # Refilled only when machines come, go or are renamed (a row can hold hundreds).
+            self._listed = listed
+            self.machine_choice.clear()
+            for machine_id, name in listed:
+                self.machine_choice.addItem(name, machine_id)
         self.machine_choice.setCurrentIndex(self.machine_choice.findData(self._document.current_machine))
 
     def _fill_fields(self, machine: Machine | None) -> None:
@@ -342,21 +350,21 @@ class MachineDock(QDockWidget):
     def _on_changed(self, change: ChangeSet) -> None:
         if not change.touches(Change.MACHINES):
             return
-        if not change.machines or self._document.current_machine in change.machines:
-            self.refresh()
+        if not change.machines or self._document.current_machine in change.machines or not self.is_showing():
+            self.refresh_when_visible()
         else:
-            # Another machine was renamed, added or removed: only the machine list changes.
+            # Another machine changed: at most its name in the list of machines.
             self._filling = True
             with QSignalBlocker(self.machine_choice):
                 self._fill_machine_choice()
             self._filling = False
 
     def _on_current_machine_changed(self, _machine_id: str) -> None:
-        self.refresh()
+        self.refresh_when_visible()
 
     def _on_reset(self) -> None:
         self._fill_static_choices()
-        self.refresh()
+        self.refresh_when_visible()
 
     def _on_machine_chosen(self, index: int) -> None:
         if self._filling or index < 0:

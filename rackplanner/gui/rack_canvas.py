@@ -134,7 +134,7 @@ class RackFrameItem(QGraphicsItem):
     quick to build and to redraw; it is cached as a pixmap, so scrolling repaints nothing.
     """
 
-    def __init__(self, geometry: _RackGeometry, title: str) -> None:
+    def __init__(self, geometry: _RackGeometry, title: str, *, cached: bool = True) -> None:
         super().__init__()
         self.geometry = geometry
         self.title = title
@@ -143,7 +143,8 @@ class RackFrameItem(QGraphicsItem):
             g.left_channel.left(), g.front.top(), g.right_channel.right() - g.left_channel.left(), g.front.height()
         )
         self._bounds = QRectF(self._outline.left() - 11, 0, self._outline.width() + 22, g.front.bottom() + 40)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        if cached:
+            self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def boundingRect(self) -> QRectF:
         return self._bounds
@@ -274,10 +275,14 @@ class RackRowCanvas(ZoomView):
     # A machine to show in its own tab (double-click on a server).
     open_machine = Signal(str)
 
-    def __init__(self, document: PlanDocument, row: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, document: PlanDocument, row: str, parent: QWidget | None = None, *, for_print: bool = False
+    ) -> None:
         super().__init__(parent)
         self.document = document
         self.row = row
+        # Printed to a PDF, the racks paint as vectors and text, never as cached pixmaps.
+        self._cache_frames = not for_print
         self.setup_canvas("#e9ecf1")
         self.racks: dict[str, _RackGeometry] = {}
         self.items_by_device: dict[tuple[str, str], list[DeviceItem]] = {}
@@ -340,7 +345,7 @@ class RackRowCanvas(ZoomView):
         title = f"{rack.name}  ·  {part.model if part else layout.part}  ·  {layout.used_u}/{layout.height_u} U"
         # The frame, faces, U lines and numbers are one painted item; devices are its children, so
         # removing the frame removes the rack.
-        frame = RackFrameItem(geometry, title)
+        frame = RackFrameItem(geometry, title, cached=self._cache_frames)
         self.scene().addItem(frame)
         self._frames[rack_id] = frame
         self._rack_machines[rack_id] = {d.machine for d in rack.devices if d.machine}

@@ -35,7 +35,7 @@ class Drawings:
             return None
         canvas = self._rows.get(rack.row)
         if canvas is None:
-            canvas = RackRowCanvas(self.document, rack.row)
+            canvas = RackRowCanvas(self.document, rack.row, for_print=True)
             self._rows[rack.row] = canvas
             self._keep.append(canvas)
         geometry = canvas.racks.get(rack_id)
