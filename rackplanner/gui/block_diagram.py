@@ -31,7 +31,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QDockWidget,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsScene,
@@ -58,6 +57,7 @@ from rackplanner.core.resolve import board_of
 from rackplanner.core.topology import LEGEND, PairPath, Topology, derive_topology, format_topo_matrix
 from rackplanner.gui import colors
 from rackplanner.gui.document import ChangeSet, PlanDocument
+from rackplanner.gui.live_dock import LiveDock
 from rackplanner.gui.zoom_view import ZoomView
 
 DEVICE_KINDS = ("gpu", "nic", "nvme")
@@ -901,8 +901,11 @@ class TopologyMatrixDialog(QDialog):
         QGuiApplication.clipboard().setText(self.text.toPlainText())
 
 
-class BlockDiagramDock(QDockWidget):
-    """Right dock: the current machine's PCIe/NVLink tree, the path legend and the notes."""
+class BlockDiagramDock(LiveDock):
+    """Right dock: the current machine's PCIe/NVLink tree, the path legend and the notes.
+
+    Tabbed away (behind a rack's power, say), it only notes that it is stale and redraws when shown.
+    """
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
         super().__init__("Block diagram", parent)
@@ -978,8 +981,8 @@ class BlockDiagramDock(QDockWidget):
         self.setWidget(body)
 
         document.changed.connect(self._on_changed)
-        document.current_machine_changed.connect(lambda _machine: self.refresh())
-        document.reset.connect(self.refresh)
+        document.current_machine_changed.connect(lambda _machine: self.refresh_when_visible())
+        document.reset.connect(self.refresh_when_visible)
         document.selection_changed.connect(lambda _slots: self._apply_selection())
         self.refresh()
 
@@ -1008,10 +1011,11 @@ class BlockDiagramDock(QDockWidget):
         if not change.touches(Change.TOPOLOGY, Change.MACHINES):
             return
         if not current or not change.machines or current in change.machines:
-            self.refresh()
+            self.refresh_when_visible()
 
     def refresh(self) -> None:
         """Rebuild the diagram of the current machine."""
+        self._dirty = False
         doc = self.document
         machine = doc.plan.machine(doc.current_machine) if doc.current_machine else None
         board = board_of(machine, doc.catalog) if machine is not None else None
