@@ -7,10 +7,10 @@ import json
 import sys
 from pathlib import Path
 
+from rackplanner.core.analysis import analyse_plan
 from rackplanner.core.catalog import Catalog, user_catalog_dir
 from rackplanner.core.errors import InputError
 from rackplanner.core.figures import key_figures
-from rackplanner.core.fit import check_machine
 from rackplanner.core.netbox import add_to_catalog, import_device_type
 from rackplanner.core.parts import PART_KINDS
 from rackplanner.core.planfile import load_plan
@@ -23,8 +23,9 @@ from rackplanner.core.topology import derive_topology, format_topology
 def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
     plan = load_plan(path, catalog)
     summary = summarize(plan, catalog)
-    findings = [f for m in plan.machines for f in check_machine(m, catalog, derive_topology(m, catalog))]
-    rack_findings = [f for r in plan.racks for f in rack_report(plan, r.id, catalog).findings]
+    analysis = analyse_plan(plan, catalog)
+    findings = [f for machine_findings in analysis.machine_findings.values() for f in machine_findings]
+    rack_findings = [f for report in analysis.racks.values() for f in report.findings]
     if as_json:
         data = {"file": str(path), "valid": True, **summary.model_dump()}
         data["findings"] = [f.model_dump() for f in findings]
