@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from rackplanner.core import edits, fabric, mounting, power, rackpower, topology
+from rackplanner.core import edits, fabric, fit, mounting, power, rackpower, topology
 from rackplanner.core.analysis import analyse_plan
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.generate import generate_row
@@ -15,6 +15,7 @@ from rackplanner.core.generate import generate_row
 # The functions that do the work behind each cache: a call means a result was computed, not looked up.
 WORKERS = {
     "topology": (topology, "_derive"),
+    "fit rules": (fit, "_check_machine"),
     "machine power": (power, "_machine_power"),
     "rack layout": (mounting, "_layout"),
     "rack power": (rackpower, "_rack_power"),
@@ -45,7 +46,7 @@ def test_a_power_limit_edit_recomputes_one_machine_and_its_rack(catalog: Catalog
     edited = edits.set_power_limit(plan, machine="r03-s2", slot="gpu4", watts=187.0, catalog=catalog).plan
     analyse_plan(edited, catalog)
     assert calls == Counter(
-        {"topology": 1, "machine power": 1, "rack layout": 1, "rack power": 1, "rack network": 1}
+        {"topology": 1, "fit rules": 1, "machine power": 1, "rack layout": 1, "rack power": 1, "rack network": 1}
     ), calls
 
 

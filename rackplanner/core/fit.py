@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel
 
+from rackplanner.core.cache import ContentCache, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import SEVERITY_ORDER, Severity
 from rackplanner.core.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic, NvlinkBridge
@@ -40,8 +41,15 @@ class Finding(BaseModel):
     parts: list[str] = []
 
 
+_CACHE: ContentCache[list[Finding]] = ContentCache()
+
+
 def check_machine(machine: Machine, catalog: Catalog, topology: Topology | None = None) -> list[Finding]:
-    """Every fit rule for one machine, most severe first."""
+    """Every fit rule for one machine, most severe first (cached for these very objects: treat as read-only)."""
+    return _CACHE.get(catalog, identity_key(machine, topology), lambda: _check_machine(machine, catalog, topology))
+
+
+def _check_machine(machine: Machine, catalog: Catalog, topology: Topology | None) -> list[Finding]:
     findings: list[Finding] = []
 
     def add(
