@@ -27,24 +27,32 @@ def configuration_key(machine: Machine) -> str:
     return machine.model_dump_json(exclude=set(MACHINE_LABELS))
 
 
-class _Same:
-    """Hashes and compares by identity; holding the object keeps its id from being reused."""
+class IdentityKey:
+    """Matches only the very objects it was made from; holding them keeps their ids from being reused.
 
-    __slots__ = ("obj",)
+    It hashes a tuple of ids once, so a lookup costs one Python call however many objects the key names.
+    """
 
-    def __init__(self, obj: object) -> None:
-        self.obj = obj
+    __slots__ = ("_hash", "ids", "objects")
+
+    def __init__(self, objects: tuple[object, ...]) -> None:
+        self.objects = objects
+        self.ids = tuple(map(id, objects))
+        self._hash = hash(self.ids)
 
     def __hash__(self) -> int:
-        return id(self.obj)
+        return self._hash
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Same) and other.obj is self.obj
+        return isinstance(other, IdentityKey) and other.ids == self.ids
 
 
-def identity_key(*objects: object) -> tuple[_Same, ...]:
+def identity_key(*objects: object) -> IdentityKey:
     """A cache key that matches only these very objects."""
-    return tuple(_Same(o) for o in objects)
+    return IdentityKey(objects)
+
+
+_MISSING = object()
 
 
 class ContentCache(Generic[T]):
@@ -55,10 +63,13 @@ class ContentCache(Generic[T]):
         self._by_catalog: WeakKeyDictionary[Catalog, OrderedDict[Hashable, T]] = WeakKeyDictionary()
 
     def get(self, catalog: Catalog, key: Hashable, compute: Callable[[], T]) -> T:
-        entries = self._by_catalog.setdefault(catalog, OrderedDict())
-        if key in entries:
+        entries = self._by_catalog.get(catalog)
+        if entries is None:
+            entries = self._by_catalog.setdefault(catalog, OrderedDict())
+        found = entries.get(key, _MISSING)
+        if found is not _MISSING:
             entries.move_to_end(key)
-            return entries[key]
+            return found  # type: ignore[return-value]
         value = compute()
         entries[key] = value
         if len(entries) > self._size:

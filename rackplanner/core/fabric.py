@@ -176,6 +176,8 @@ class _Port:
 
 
 _CACHE: ContentCache[RackNetwork] = ContentCache()
+_BY_OBJECT: ContentCache[RackNetwork] = ContentCache()
+_ROW_CACHE: ContentCache[RowFabric] = ContentCache()
 
 
 def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
@@ -184,9 +186,14 @@ def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
     if rack is None:
         raise KeyError(rack_id)
     machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
-    # Ports and cables do not depend on where a device sits in the rack.
-    key = (devices_key(rack, "id", "name", "machine", "part"), identity_key(*machines))
-    return _CACHE.get(catalog, key, lambda: _rack_network(plan, rack, catalog))
+    related = identity_key(*machines)
+
+    def by_content() -> RackNetwork:
+        # Ports and cables do not depend on where a device sits in the rack.
+        key = (devices_key(rack, "id", "name", "machine", "part"), related)
+        return _CACHE.get(catalog, key, lambda: _rack_network(plan, rack, catalog))
+
+    return _BY_OBJECT.get(catalog, (identity_key(rack), related), by_content)
 
 
 def _rack_network(plan: Plan, rack: Rack, catalog: Catalog) -> RackNetwork:
@@ -298,17 +305,24 @@ class RowFabric(BaseModel):
 def row_fabric(plan: Plan, row: str, catalog: Catalog) -> RowFabric:
     """Size the compute fabric of one row (by row id) from its devices' compute ports and InfiniBand switches."""
     racks = [r for r in plan.racks if r.row == row]
+    machines = [m for r in racks for d in r.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+    key = identity_key(plan.row(row), *racks, None, *machines)
+    return _ROW_CACHE.get(catalog, key, lambda: _row_fabric(plan, row, racks, catalog))
+
+
+def _row_fabric(plan: Plan, row: str, racks: list[Rack], catalog: Catalog) -> RowFabric:
     found_row = plan.row(row)
     row_name = found_row.name if found_row is not None else row
     endpoints = 0
     speeds: Counter[float] = Counter()
     switches: list[NetworkSwitch] = []
     for rack in racks:
+        # Each rack's port needs are already worked out (and cached) for its network.
+        for demand in rack_network(plan, rack.id, catalog).demands:
+            if demand.network == "compute":
+                endpoints += demand.count
+                speeds[demand.speed_gbps] += demand.count
         for device in rack.devices:
-            for demand in device_demands(device, plan, catalog):
-                if demand.network == "compute":
-                    endpoints += demand.count
-                    speeds[demand.speed_gbps] += demand.count
             part = catalog.get_as(device.part or "", NetworkSwitch)
             if part is not None and part.fabric == "infiniband":
                 switches.append(part)

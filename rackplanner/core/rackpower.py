@@ -167,16 +167,24 @@ class _PduState:
     feed: Feed | None
     free: dict[str, Counter[str]] = field(default_factory=dict)  # group id -> outlet type -> free
     va_by_group: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    # Amps per branch line so far, kept up to date as cords are plugged (for choosing the next outlet).
+    branch_a: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    total_va: float = 0.0
 
     @property
     def side(self) -> str | None:
         return self.feed.side if self.feed else None
+
+    @property
+    def outlet_volts(self) -> float:
+        return electrical.outlet_voltage_v(self.part.wiring, _pdu_voltage(self))
 
     def group(self, group_id: str) -> OutletGroup | None:
         return next((g for g in self.part.outlet_groups if g.id == group_id), None)
 
 
 _CACHE: ContentCache[RackPower] = ContentCache()
+_BY_OBJECT: ContentCache[RackPower] = ContentCache()
 _POWER_FIELDS = ("id", "name", "machine", "part", "feed")
 
 
@@ -188,9 +196,15 @@ def rack_power(plan: Plan, rack_id: str, catalog: Catalog) -> RackPower:
     machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
     feeds = [f for f in plan.feeds if any(d.feed == f.id for d in rack.devices)]
     overrides = [a for a in plan.outlet_assignments if a.rack == rack_id]
-    # Where a device sits does not change its cords: moving one within the rack costs nothing here.
-    key = (devices_key(rack, *_POWER_FIELDS), identity_key(*machines, None, *feeds, None, *overrides))
-    return _CACHE.get(catalog, key, lambda: _rack_power(plan, rack, catalog))
+    related = identity_key(*machines, None, *feeds, None, *overrides)
+
+    def by_content() -> RackPower:
+        # Where a device sits does not change its cords: moving one within the rack costs nothing here.
+        key = (devices_key(rack, *_POWER_FIELDS), related)
+        return _CACHE.get(catalog, key, lambda: _rack_power(plan, rack, catalog))
+
+    # An untouched rack (the same objects) is found without reading its devices.
+    return _BY_OBJECT.get(catalog, (identity_key(rack), related), by_content)
 
 
 def _rack_power(plan: Plan, rack: Rack, catalog: Catalog) -> RackPower:
@@ -391,7 +405,10 @@ def _plug(
     pdu: _PduState, group: OutletGroup, consumer: Consumer, index: int, outlet: str, *, manual: bool
 ) -> CordAssignment:
     pdu.free[group.id][outlet] -= 1
-    pdu.va_by_group[group.id] += consumer.wall_va / len(consumer.inlets)
+    share_va = consumer.wall_va / len(consumer.inlets)
+    pdu.va_by_group[group.id] += share_va
+    pdu.branch_a[group.line] += share_va / pdu.outlet_volts
+    pdu.total_va += share_va
     return CordAssignment(
         device=consumer.device,
         device_name=consumer.name,
@@ -416,7 +433,7 @@ def _best_outlet(
     wanted = sides[index % len(sides)] if sides else None
     if len(consumer.inlets) == 1 and sides:
         # A single cord goes down with its feed either way; put it where the load is lighter.
-        wanted = min(sides, key=lambda side: sum(sum(p.va_by_group.values()) for p in pdus if p.side == side))
+        wanted = min(sides, key=lambda side: sum(p.total_va for p in pdus if p.side == side))
     ordered = [p for p in pdus if p.side == wanted] + [p for p in pdus if p.side != wanted]
     share_va = consumer.wall_va / len(consumer.inlets)
     # Groups on one line leave the PDU's lines alike: one figure per (PDU, line), not per group.
@@ -442,12 +459,12 @@ def _best_outlet(
 
 def _max_line_current_after(pdu: _PduState, extra_va: float) -> dict[str, float]:
     """For each branch line of the PDU: its highest line current with ``extra_va`` more on that branch."""
-    branches = _branch_currents(pdu, pdu.va_by_group)
-    extra_a = extra_va / electrical.outlet_voltage_v(pdu.part.wiring, _pdu_voltage(pdu))
+    branches = pdu.branch_a
+    extra_a = extra_va / pdu.outlet_volts
     highest: dict[str, float] = {}
     for line in {g.line for g in pdu.part.outlet_groups}:
         trial = dict(branches)
-        trial[line] += extra_a
+        trial[line] = trial.get(line, 0.0) + extra_a
         # Rounded so that equal loads compare equal and the breaker decides.
         highest[line] = round(max(electrical.line_currents_a(pdu.part.wiring, trial).values(), default=0.0), 9)
     return highest

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from rackplanner.core.cache import ContentCache, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.fabric import RackNetwork, RowFabric, rack_network, row_fabric
 from rackplanner.core.findings import RackFinding, sort_findings
@@ -23,7 +24,26 @@ class RackReport(BaseModel):
     findings: list[RackFinding]
 
 
+_CACHE: ContentCache[RackReport] = ContentCache()
+
+
+_BY_OBJECT: ContentCache[RackReport] = ContentCache()
+
+
 def rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
+    """The rack's layout, power, network and machines' power (cached while none of those results changes)."""
+    rack = plan.rack(rack_id)
+    if rack is None:
+        raise KeyError(rack_id)
+    machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+    feeds = [f for f in plan.feeds if any(d.feed == f.id for d in rack.devices)]
+    overrides = [a for a in plan.outlet_assignments if a.rack == rack_id]
+    # Everything a rack's results are computed from; the same objects give the same report at once.
+    inputs = identity_key(rack, *machines, None, *feeds, None, *overrides)
+    return _BY_OBJECT.get(catalog, inputs, lambda: _rack_report(plan, rack_id, catalog))
+
+
+def _rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
     layout = rack_layout(plan, rack_id, catalog)
     power = rack_power(plan, rack_id, catalog)
     network = rack_network(plan, rack_id, catalog)
@@ -32,12 +52,16 @@ def rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
     machines = [
         machine_power(m, catalog) for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None
     ]
-    return RackReport(
-        layout=layout,
-        power=power,
-        network=network,
-        machines=machines,
-        findings=sort_findings([*layout.findings, *power.findings, *network.findings]),
+    return _CACHE.get(
+        catalog,
+        identity_key(layout, power, network, *machines),
+        lambda: RackReport(
+            layout=layout,
+            power=power,
+            network=network,
+            machines=machines,
+            findings=sort_findings([*layout.findings, *power.findings, *network.findings]),
+        ),
     )
 
 

@@ -17,7 +17,7 @@ from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel
 
-from rackplanner.core.cache import ContentCache, configuration_key
+from rackplanner.core.cache import ContentCache, configuration_key, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.parts import (
     PCIE_GBS_PER_LANE,
@@ -147,9 +147,17 @@ _CACHE: ContentCache[Topology] = ContentCache()
 _BY_CONFIGURATION: ContentCache[Topology] = ContentCache()
 
 
+_BY_OBJECT: ContentCache[Topology] = ContentCache()
+
+
 def derive_topology(machine: Machine, catalog: Catalog) -> Topology:
     """Everything the block diagram and ``topo`` show, for one machine (cached by content)."""
-    return _CACHE.get(catalog, machine.model_dump_json(), lambda: _shared_derive(machine, catalog))
+    # The same machine object (untouched by an edit) is found without serialising it.
+    return _BY_OBJECT.get(
+        catalog,
+        identity_key(machine),
+        lambda: _CACHE.get(catalog, machine.model_dump_json(), lambda: _shared_derive(machine, catalog)),
+    )
 
 
 def _shared_derive(machine: Machine, catalog: Catalog) -> Topology:
