@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
+from rackplanner.bench.events import drag_over, drop_at
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.planfile import load_plan
 from rackplanner.gui.app import application
@@ -58,15 +58,5 @@ def drop(widget: QWidget, mime: QMimeData, point: QPoint) -> tuple[bool, bool]:
 
     Returns (move accepted, drop accepted).
     """
-    viewport = widget.viewport() if isinstance(widget, QAbstractScrollArea) else widget
-    actions = Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
-    buttons = Qt.MouseButton.LeftButton
-    modifiers = Qt.KeyboardModifier.NoModifier
-    enter = QDragEnterEvent(point, actions, mime, buttons, modifiers)
-    QApplication.sendEvent(viewport, enter)
-    move = QDragMoveEvent(point, actions, mime, buttons, modifiers)
-    QApplication.sendEvent(viewport, move)
-    accepted_move = move.isAccepted()
-    dropped = QDropEvent(point.toPointF(), actions, mime, buttons, modifiers)
-    QApplication.sendEvent(viewport, dropped)
-    return accepted_move, dropped.isAccepted()
+    moved = drag_over(widget, mime, point)
+    return moved, drop_at(widget, mime, point)

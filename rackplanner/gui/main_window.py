@@ -184,10 +184,30 @@ class MainWindow(QMainWindow):
         for action in (self.new_action, self.open_action, self.save_action):
             toolbar.addAction(action)
         toolbar.addSeparator()
-        toolbar.addAction(self.undo_action)
-        toolbar.addAction(self.redo_action)
+        for action in self._toolbar_undo_actions():
+            toolbar.addAction(action)
         toolbar.addSeparator()
         toolbar.addAction(self.fit_action)
+
+    def _toolbar_undo_actions(self) -> tuple[QAction, QAction]:
+        """Undo and Redo for the toolbar: a fixed label (what they undo is in the tooltip and the Edit menu).
+
+        The stack's own actions rename themselves after every edit ("Undo Place …"), which would
+        resize the toolbar and relayout the whole window on every drop.
+        """
+        stack = self.document.undo_stack
+        pairs = []
+        for label, full, trigger, can_changed, text_changed, can in (
+            ("Undo", self.undo_action, stack.undo, stack.canUndoChanged, stack.undoTextChanged, stack.canUndo),
+            ("Redo", self.redo_action, stack.redo, stack.canRedoChanged, stack.redoTextChanged, stack.canRedo),
+        ):
+            proxy = QAction(full.icon(), label, self)
+            proxy.triggered.connect(trigger)
+            proxy.setEnabled(can())
+            can_changed.connect(proxy.setEnabled)
+            text_changed.connect(lambda text, proxy=proxy, label=label: proxy.setToolTip(f"{label} {text}".strip()))
+            pairs.append(proxy)
+        return pairs[0], pairs[1]
 
     def _build_docks(self) -> None:
         """The docks, in tabbed groups: catalog and machine on the left, the diagram and the lists on the right."""

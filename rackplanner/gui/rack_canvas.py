@@ -67,6 +67,9 @@ RACK_FILL = QColor("#d7dbe2")
 CHANNEL_FILL = QColor("#eceef2")
 U_LINE = QColor("#e1e4e9")
 U_TEXT = QColor("#6b7280")
+MIN_U_LINE_PX = 3.0
+MIN_U_NUMBER_PX = 7.0
+MIN_LABEL_PX = 4.0
 KIND_COLOURS = {
     "server": QColor("#4078c8"),
     "workstation": QColor("#5b8bd0"),
@@ -165,6 +168,8 @@ class RackFrameItem(QGraphicsItem):
         small = QFont()
         small.setPixelSize(13)
         painter.setFont(small)
+        # Level of detail: U lines only where a U is a few pixels tall, numbers only where they can be read.
+        u_px = U_MM * QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
         for face, rect in (("Front", g.front), ("Rear", g.rear)):
             painter.setPen(QPen(FACE_EDGE, 1))
             painter.setBrush(QBrush(FACE_FILL))
@@ -173,14 +178,17 @@ class RackFrameItem(QGraphicsItem):
             painter.drawText(
                 QRectF(rect.left(), rect.bottom() + 10, rect.width(), 20), Qt.AlignmentFlag.AlignLeft, face
             )
-            for u in range(1, g.layout.height_u + 1):
-                y = rect.bottom() - u * U_MM
+            if u_px >= MIN_U_LINE_PX:
                 painter.setPen(QPen(U_LINE, 1))
-                painter.drawLine(QPointF(rect.left(), y), QPointF(rect.right(), y))
+                for u in range(1, g.layout.height_u + 1):
+                    y = rect.bottom() - u * U_MM
+                    painter.drawLine(QPointF(rect.left(), y), QPointF(rect.right(), y))
+            if u_px >= MIN_U_NUMBER_PX:
                 painter.setPen(U_TEXT)
-                painter.drawText(
-                    QRectF(rect.left() - RAIL_MM + 8, y, RAIL_MM - 12, U_MM), Qt.AlignmentFlag.AlignVCenter, str(u)
-                )
+                for u in range(1, g.layout.height_u + 1):
+                    y = rect.bottom() - u * U_MM
+                    number = QRectF(rect.left() - RAIL_MM + 8, y, RAIL_MM - 12, U_MM)
+                    painter.drawText(number, Qt.AlignmentFlag.AlignVCenter, str(u))
         painter.setPen(QPen(FACE_EDGE, 1, Qt.PenStyle.DashLine))
         painter.setBrush(QBrush(CHANNEL_FILL))
         for channel in (g.left_channel, g.right_channel):
@@ -229,8 +237,9 @@ class DeviceItem(QGraphicsRectItem):
         painter.setPen(QPen(SELECT_EDGE, 5) if self.isSelected() else self.pen())
         painter.setBrush(self.brush())
         painter.drawRoundedRect(rect, 4, 4)
-        if not self._label:
-            return
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        if not self._label or self._font.pixelSize() * lod < MIN_LABEL_PX:
+            return  # too small to read at this zoom: the tooltip still names it
         painter.setFont(self._font)
         painter.setPen(self._label_colour)
         if self._vertical:

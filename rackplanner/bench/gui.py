@@ -1,0 +1,267 @@
+"""Speed of the app, offscreen: from a drop to every visible dock repainted, painting and zooming a row, the PDF.
+
+A figure counts from the event (the drop, or the edit a menu action makes) until Qt has run
+the updates and repainted every view that changed, as a user would see it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QMimeData, QPoint, QSettings
+from PySide6.QtWidgets import QApplication
+
+from rackplanner.bench.core import EXAMPLES
+from rackplanner.bench.events import drag_over, drop_at
+from rackplanner.bench.table import Figure, Report, timed
+from rackplanner.core import edits
+from rackplanner.core.catalog import load_catalog
+from rackplanner.core.generate import generate_row
+from rackplanner.core.parts import Gpu
+from rackplanner.core.placement import slot_verdicts
+from rackplanner.core.planfile import load_plan
+from rackplanner.gui.app import application
+from rackplanner.gui.main_window import MainWindow, open_window
+from rackplanner.gui.mime import part_mime
+from rackplanner.gui.rack_canvas import RackRowCanvas, device_mime
+
+APP = "app"
+FRAME_S = 0.016  # one frame at 60 Hz: the target for every edit
+ROW_OPEN_TARGET_S = 2.0  # opening and painting a 50-rack row (the rack elevations issue)
+PDF_TARGET_S = 3.0
+ROW_SCALE = 0.25  # view pixels per millimetre when working in a row: a rack about 300 px wide
+
+
+def settle() -> None:
+    """Run what the event loop has queued: refreshes, then the repaint of every view that changed."""
+    # Twice: a view that defers work to the next pass (a zero timer) paints in the second one.
+    QApplication.processEvents()
+    QApplication.processEvents()
+
+
+def gui_figures(report: Report, paths: dict[int, Path], folder: Path, repeat: int) -> None:
+    application()
+    os.environ["RACKPLANNER_RECOVERY_DIR"] = str(folder / "recovery")
+    settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+    _server_drop(report, settings, repeat)
+    if 50 in paths:
+        _row_open(report, paths[50], settings)
+        _row_edits(report, paths[50], settings, repeat)
+    if 10 in paths:
+        _row_painting(report, paths[10], settings, repeat)
+    _pdf_export(report, folder, max(2, repeat // 4))
+
+
+def _open(path: Path, settings: QSettings) -> MainWindow:
+    catalog = load_catalog(include_user=False)
+    window = open_window(catalog, load_plan(path, catalog), path, settings)
+    window.resize(1366, 768)
+    window.show()
+    settle()
+    window.build_rack_docks()
+    settle()
+    return window
+
+
+def _close(window: MainWindow) -> None:
+    window.document.undo_stack.setClean()
+    window.close()
+    window.deleteLater()
+    settle()
+
+
+def _server_drop(report: Report, settings: QSettings, repeat: int) -> None:
+    """A GPU dropped from the catalog into GPU slot 8 of the SYS-4028GR-TRT2 example, the machine tab in front."""
+    window = _open(EXAMPLES / "sys-4028gr-trt2-8gpu.json", settings)
+    doc, catalog = window.document, window.document.catalog
+    doc.apply(edits.remove_card, machine="trainer", slot="gpu8")
+    settle()
+    canvas = window.current_canvas()
+    assert canvas is not None
+    canvas.ensure_built()
+    point = canvas.mapFromScene(canvas.slot_items["gpu8"].sceneBoundingRect().center())
+    # Every catalog GPU the slot takes, in turn, so each drop makes a machine not seen before.
+    parts = [g.id for g in catalog.of_kind(Gpu) if slot_verdicts(doc.plan, "trainer", g.id, catalog)["gpu8"].ok]
+    runs = iter(range(repeat))
+    mime = {}
+
+    def setup() -> None:
+        if doc.undo_stack.canUndo() and doc.plan.machines[0].card_in("gpu8") is not None:
+            doc.undo_stack.undo()
+            settle()
+        mime["data"] = part_mime(parts[next(runs) % len(parts)])
+        # The drag crosses the slot before the drop (it lights up the slots): not part of the figure.
+        if not drag_over(canvas, mime["data"], point):
+            raise RuntimeError("the drag over GPU slot 8 was refused")
+
+    def run() -> None:
+        if not drop_at(canvas, mime["data"], point):
+            raise RuntimeError("the drop on GPU slot 8 was refused")
+        settle()
+
+    times = timed(run, repeat, setup=setup)
+    report.add(
+        Figure(
+            APP,
+            "drop a GPU into the 8-GPU server -> every visible dock repainted",
+            times,
+            FRAME_S,
+            note=f"{len(parts)} GPU models in turn",
+        )
+    )
+    _close(window)
+
+
+def _row_open(report: Report, path: Path, settings: QSettings) -> None:
+    import time
+
+    catalog = load_catalog(include_user=False)
+    plan = load_plan(path, catalog)
+    start = time.perf_counter()
+    window = open_window(catalog, plan, path, settings)
+    window.resize(1366, 768)
+    window.show()
+    settle()
+    window.repaint()
+    elapsed = time.perf_counter() - start
+    report.add(
+        Figure(
+            APP,
+            f"open and paint the 50-rack row ({len(plan.machines)} servers) in the app",
+            [elapsed],
+            ROW_OPEN_TARGET_S,
+        )
+    )
+    _close(window)
+
+
+def _row_canvas(window: MainWindow) -> RackRowCanvas:
+    canvas = window.current_row_canvas()
+    assert canvas is not None, "a plan whose machines are all racked opens on its row"
+    return canvas
+
+
+def _look_at(canvas: RackRowCanvas, rack_id: str) -> None:
+    """Zoom the row so racks are about 300 px wide and centre the view on one rack."""
+    factor = ROW_SCALE / (canvas.transform().m11() or 1.0)
+    canvas.scale(factor, factor)
+    canvas.centerOn(canvas.racks[rack_id].front.center())
+
+
+def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int) -> None:
+    """Edits in the 50-rack row with its tab and the rack power dock in front."""
+    window = _open(path, settings)
+    doc, catalog = window.document, window.document.catalog
+    canvas = _row_canvas(window)
+    racks = [r.id for r in doc.plan.racks]
+    runs = iter(range(repeat))
+    state: dict[str, object] = {}
+    pending: list[tuple[QMimeData, QPoint]] = []
+
+    def setup_move() -> None:
+        run = next(runs)
+        source, target = racks[run % len(racks)], racks[(run + 1) % len(racks)]
+        rack = doc.plan.rack(source)
+        assert rack is not None
+        server = next(d.id for d in rack.devices if d.machine)
+        _look_at(canvas, target)
+        doc.set_current_rack(target)
+        settle()
+        # Generated racks are full from U1 to U32: U33-U36 is free for a 4U server.
+        point = canvas.device_point(target, 33, "front", height_u=4).toPoint()
+        data = device_mime(source, server)
+        if not drag_over(canvas, data, point):
+            raise RuntimeError(f"moving {server} to {target} U33 was refused")
+        pending[:] = [(data, point)]
+
+    def move() -> None:
+        data, point = pending[0]
+        if not drop_at(canvas, data, point):
+            raise RuntimeError("the drop was refused")
+        settle()
+
+    times = timed(move, repeat, setup=setup_move)
+    report.add(Figure(APP, "drop a server into another rack of the 50-rack row -> docks repainted", times, FRAME_S))
+
+    runs = iter(range(repeat))
+
+    def pick() -> str:
+        run = next(runs)
+        rack = doc.plan.racks[(run * 3) % len(racks)]
+        doc.set_current_rack(rack.id)
+        settle()
+        state["run"] = run
+        return next(d.machine for d in rack.devices if d.machine is not None)
+
+    def setup_limit() -> None:
+        state["machine"] = pick()
+
+    def limit() -> None:
+        watts = 200.25 + 0.25 * state["run"]  # type: ignore[operator]
+        doc.apply(edits.set_power_limit, machine=state["machine"], slot="gpu2", watts=watts, catalog=catalog)
+        settle()
+
+    times = timed(limit, repeat, setup=setup_limit)
+    report.add(Figure(APP, "change a GPU power limit in the 50-rack row -> docks repainted", times, FRAME_S))
+
+    runs = iter(range(repeat))
+
+    def setup_gpu() -> None:
+        machine = pick()
+        doc.apply(edits.remove_card, machine=machine, slot="gpu8")
+        settle()
+        state["machine"] = machine
+
+    def move_gpu() -> None:
+        doc.apply(edits.move_card, machine=state["machine"], from_slot="gpu7", to_slot="gpu8", catalog=catalog)
+        settle()
+
+    times = timed(move_gpu, repeat, setup=setup_gpu)
+    report.add(Figure(APP, "move a GPU in a server of the 50-rack row -> docks repainted", times, FRAME_S))
+    _close(window)
+
+
+def _row_painting(report: Report, path: Path, settings: QSettings, repeat: int) -> None:
+    """Painting the whole 10-rack row, and one frame of zooming and of scrolling it."""
+    window = _open(path, settings)
+    canvas = _row_canvas(window)
+    canvas.fit()
+    settle()
+    viewport = canvas.viewport()
+    report.add(Figure(APP, "paint the 10-rack row (whole view, fitted)", timed(viewport.repaint, repeat)))
+    steps = iter(range(repeat))
+
+    def zoom() -> None:
+        canvas.zoom(1.15 if next(steps) % 2 == 0 else 1 / 1.15)
+        viewport.repaint()
+
+    report.add(Figure(APP, "zoom the 10-rack row one wheel notch (one frame)", timed(zoom, repeat), FRAME_S))
+    _look_at(canvas, window.document.plan.racks[0].id)
+    settle()
+    bar = canvas.horizontalScrollBar()
+    steps = iter(range(repeat))
+
+    def scroll() -> None:
+        bar.setValue(bar.value() + (60 if next(steps) % 8 < 4 else -60))
+        viewport.repaint()
+
+    report.add(Figure(APP, "scroll the 10-rack row 60 px (one frame)", timed(scroll, repeat), FRAME_S))
+    _close(window)
+
+
+def _pdf_export(report: Report, folder: Path, repeat: int) -> None:
+    from rackplanner.report.export import export_report
+
+    plan = generate_row(10, seed=1)
+    state: dict[str, object] = {}
+
+    def setup() -> None:
+        state["catalog"] = load_catalog(include_user=False)  # nothing cached
+
+    def run() -> None:
+        export_report(plan, state["catalog"], pdf=folder / "row-10.pdf", csv=folder / "row-10.csv")  # type: ignore[arg-type]
+
+    report.add(Figure(APP, "PDF and CSV export of the 10-rack plan", timed(run, repeat, setup=setup), PDF_TARGET_S))
