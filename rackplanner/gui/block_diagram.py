@@ -403,6 +403,8 @@ class DiagramScene(QGraphicsScene):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # A few dozen items rebuilt on every edit: a spatial index would be rebuilt each time for nothing.
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.boxes: dict[str, _Box] = {}
         self.edge_labels: dict[str, str] = {}
         self.edges: dict[str, QGraphicsPathItem] = {}  # the link above each node

@@ -65,6 +65,13 @@ def autosave_intervals() -> tuple[int, int]:
     return values[0], values[1] if len(values) > 1 else values[0]
 
 
+class _LabelledAction(QAction):
+    """A toolbar action with a fixed label whose tooltip says what it would do."""
+
+    def describe(self, what: str) -> None:
+        self.setToolTip(f"{self.text()} {what}".strip())
+
+
 class MainWindow(QMainWindow):
     def __init__(self, document: PlanDocument, settings: QSettings | None = None) -> None:
         super().__init__()
@@ -201,11 +208,12 @@ class MainWindow(QMainWindow):
             ("Undo", self.undo_action, stack.undo, stack.canUndoChanged, stack.undoTextChanged, stack.canUndo),
             ("Redo", self.redo_action, stack.redo, stack.canRedoChanged, stack.redoTextChanged, stack.canRedo),
         ):
-            proxy = QAction(full.icon(), label, self)
+            proxy = _LabelledAction(full.icon(), label, self)
             proxy.triggered.connect(trigger)
             proxy.setEnabled(can())
+            # Bound to the action's own slots, so the connections end when the window (and action) goes.
             can_changed.connect(proxy.setEnabled)
-            text_changed.connect(lambda text, proxy=proxy, label=label: proxy.setToolTip(f"{label} {text}".strip()))
+            text_changed.connect(proxy.describe)
             pairs.append(proxy)
         return pairs[0], pairs[1]
 

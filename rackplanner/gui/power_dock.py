@@ -5,6 +5,7 @@ Every figure comes from ``rackplanner.core.rackpower.rack_power``; the dock only
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from html import escape
 
@@ -14,6 +15,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
+    QGraphicsItem,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -177,6 +179,20 @@ class _PduItems:
     dead_label: pg.TextItem | None = None
 
 
+def _axis_top(limits_a: list[float], currents_a: list[float]) -> float:
+    """The top of the amps axis: one scale for every scenario, so switching shows the load move, not the axis.
+
+    Set by the limits (twice the highest, room for a failed feed's doubled load) unless a current
+    goes beyond that, and rounded up to a whole 5 A: racks on the same PDUs share one scale, and a
+    small change of load leaves the axes as they are (redrawing them costs a third of a frame).
+    """
+    limit = max(limits_a, default=0.0)
+    current = max(currents_a, default=0.0)
+    # Head room above the bars for the value labels and the two-line PDU headings.
+    wanted = max(limit * 2.0, current * 1.5, 1.0)
+    return float(math.ceil(wanted / 5) * 5)
+
+
 class PowerDock(LiveDock):
     """Line currents of every PDU in the current rack, normal and with a feed failed."""
 
@@ -187,6 +203,7 @@ class PowerDock(LiveDock):
         self.scenario = "normal"
         self.power: RackPower | None = None
         self._drawn_scenario = ""
+        self._top = 0.0  # the top of the amps axis as last set
         # What is drawn, by (PDU id, line): the bar items and their value labels.
         self.bars: dict[tuple[str, str], pg.BarGraphItem] = {}
         self.limit_marks: pg.PlotDataItem | None = None
@@ -228,6 +245,9 @@ class PowerDock(LiveDock):
         self.plot.setLabel("left", "Current", units="A")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.showGrid(x=False, y=True, alpha=0.25)
+        for side in ("left", "bottom"):
+            # The axes (with the grid) stay put while bars move: kept as pixmaps, not replayed every frame.
+            self.plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.legend = _note_label()
         self.legend.setText(
             f"Bars: amps per input line; dark red marks: the line's derated limit. Green below {TIGHT_PERCENT:.0f}% "
@@ -281,8 +301,6 @@ class PowerDock(LiveDock):
 
     def _on_rack_changed(self, *_args: object) -> None:
         self.refresh_when_visible()
-
-
 
     def set_scenario(self, scenario: str) -> None:
         """Show another scenario ("normal", "feed-a-failed", "feed-b-failed")."""
@@ -343,6 +361,7 @@ class PowerDock(LiveDock):
             self.limit_marks = None
             self.plot.getAxis("bottom").setTicks([[]])
             plot.setYRange(0, 1)
+            self._top = 1.0
             return
         shape = tuple(
             (p.pdu, p.name, p.alive, p.limit_basis, tuple((line.line, line.limit_a) for line in p.lines))
@@ -352,14 +371,10 @@ class PowerDock(LiveDock):
             # Items are made again only when PDUs, lines or limits change; a load change updates them.
             self._build_plot(result)
             self._shape = shape
-        # One scale for every scenario, so switching shows the load moving rather than the axis.
-        top = max(
-            [line.limit_a for s in power.scenarios for p in s.pdus for line in p.lines]
-            + [line.current_a for s in power.scenarios for p in s.pdus for line in p.lines]
-            + [1.0]
+        top = _axis_top(
+            [line.limit_a for s in power.scenarios for p in s.pdus for line in p.lines],
+            [line.current_a for s in power.scenarios for p in s.pdus for line in p.lines],
         )
-        # Head room for the value labels and the two-line PDU headings.
-        top *= 1.5
         for pdu, group in zip(result.pdus, self._groups, strict=True):
             group.heading.setPos(group.centre, top)
             if group.shade is not None and group.dead_label is not None:
@@ -368,7 +383,10 @@ class PowerDock(LiveDock):
                 group.dead_label.setPos(group.centre, min(group.limit_a, top) / 2)
             for line, (x, bar, label) in zip(pdu.lines, group.bars, strict=True):
                 self._update_bar(pdu, x, bar, label, line.line, line.current_a, line.limit_a, line.percent, line.over)
-        plot.setYRange(0, top, padding=0)
+        if top != self._top:
+            # Setting even the same range makes the axes and grid draw again (a third of a frame).
+            self._top = top
+            plot.setYRange(0, top, padding=0)
 
     def _build_plot(self, result: ScenarioResult) -> None:
         plot = self.plot.getPlotItem()

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsRectItem,
     QGraphicsSceneMouseEvent,
+    QGraphicsSimpleTextItem,
     QInputDialog,
     QMenu,
     QStyleOptionGraphicsItem,
@@ -46,6 +47,7 @@ from rackplanner.core.edits import Change
 from rackplanner.core.mounting import DeviceShape, RackLayout, placement_problem, rack_layout
 from rackplanner.core.parts import Gpu, NetworkSwitch, Pdu, RackDevice, Server
 from rackplanner.core.parts import Rack as RackPart
+from rackplanner.core.plan import Rack
 from rackplanner.core.power import machine_power
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.mime import part_from_mime
@@ -140,14 +142,30 @@ class RackFrameItem(QGraphicsItem):
     def __init__(self, geometry: _RackGeometry, title: str, *, cached: bool = True) -> None:
         super().__init__()
         self.geometry = geometry
-        self.title = title
+        # The title (name and U used) changes with the rack's content; as an item of its own it
+        # leaves the frame's cached drawing valid.
+        font = QFont()
+        font.setPixelSize(26)
+        font.setBold(True)
+        self.title_item = QGraphicsSimpleTextItem(title, self)
+        self.title_item.setFont(font)
+        self.title_item.setBrush(QBrush(FRAME))
         g = geometry
         self._outline = QRectF(
             g.left_channel.left(), g.front.top(), g.right_channel.right() - g.left_channel.left(), g.front.height()
         )
         self._bounds = QRectF(self._outline.left() - 11, 0, self._outline.width() + 22, g.front.bottom() + 40)
+        self.title_item.setPos(self._outline.left(), 8)
         if cached:
             self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    @property
+    def title(self) -> str:
+        return self.title_item.text()
+
+    def set_title(self, title: str) -> None:
+        if title != self.title_item.text():
+            self.title_item.setText(title)
 
     def boundingRect(self) -> QRectF:
         return self._bounds
@@ -157,14 +175,6 @@ class RackFrameItem(QGraphicsItem):
         painter.setPen(QPen(FRAME, 6))
         painter.setBrush(QBrush(RACK_FILL))
         painter.drawRect(self._outline.adjusted(-8, -8, 8, 8))
-        title_font = QFont()
-        title_font.setPixelSize(26)
-        title_font.setBold(True)
-        painter.setFont(title_font)
-        painter.setPen(FRAME)
-        painter.drawText(
-            QRectF(self._outline.left(), 8, self._outline.width() + 400, 40), Qt.AlignmentFlag.AlignLeft, self.title
-        )
         small = QFont()
         small.setPixelSize(13)
         painter.setFont(small)
@@ -298,6 +308,7 @@ class RackRowCanvas(ZoomView):
         self._ghost: QGraphicsRectItem | None = None
         self._drag: _DragInfo | None = None
         self._frames: dict[str, RackFrameItem] = {}
+        self._drawn: dict[tuple[str, str], tuple[DeviceShape, str]] = {}  # what each device's items show
         self._rack_machines: dict[str, set[str]] = {}
         self._fitted = False
         document.changed.connect(self._document_changed)
@@ -316,6 +327,7 @@ class RackRowCanvas(ZoomView):
         self.racks.clear()
         self.items_by_device.clear()
         self._frames.clear()
+        self._drawn.clear()
         self._rack_machines.clear()
         x = 0.0
         for rack_id in self.rack_ids():
@@ -336,14 +348,29 @@ class RackRowCanvas(ZoomView):
             geometry = self.racks.get(rack_id)
             if geometry is None:
                 continue
-            frame = self._frames.pop(rack_id, None)
-            if frame is not None:
-                self.scene().removeItem(frame)
+            frame = self._frames.get(rack_id)
+            rack = self.document.plan.rack(rack_id)
+            if frame is not None and rack is not None and self._same_frame(frame, rack):
+                # Same frame: only the title and the devices that changed are drawn again.
+                self._draw_whole_rack(rack_id, geometry.left_channel.left(), frame)
+                continue
             for key in [k for k in self.items_by_device if k[0] == rack_id]:
-                del self.items_by_device[key]
+                self._remove_device(key)
+            if frame is not None:
+                self.scene().removeItem(self._frames.pop(rack_id))
             self._draw_whole_rack(rack_id, geometry.left_channel.left())
 
-    def _draw_whole_rack(self, rack_id: str, x: float) -> bool:
+    def _remove_device(self, key: tuple[str, str]) -> None:
+        for item in self.items_by_device.pop(key, []):
+            self.scene().removeItem(item)
+        self._drawn.pop(key, None)
+
+    def _same_frame(self, frame: RackFrameItem, rack: Rack) -> bool:
+        """Whether the rack's frame drawing still holds (same model, same height): then it is kept."""
+        layout = rack_layout(self.document.plan, rack.id, self.document.catalog)
+        return layout.part == frame.geometry.layout.part and layout.height_u == frame.geometry.layout.height_u
+
+    def _draw_whole_rack(self, rack_id: str, x: float, frame: RackFrameItem | None = None) -> bool:
         plan, catalog = self.document.plan, self.document.catalog
         rack = plan.rack(rack_id)
         if rack is None:
@@ -352,20 +379,32 @@ class RackRowCanvas(ZoomView):
         part = catalog.get_as(rack.part, RackPart)
         geometry = _rack_geometry(rack_id, layout, x)
         title = f"{rack.name}  ·  {part.model if part else layout.part}  ·  {layout.used_u}/{layout.height_u} U"
-        # The frame, faces, U lines and numbers are one painted item; devices are its children, so
-        # removing the frame removes the rack.
-        frame = RackFrameItem(geometry, title, cached=self._cache_frames)
-        self.scene().addItem(frame)
-        self._frames[rack_id] = frame
+        if frame is None:
+            # The frame, faces, U lines and numbers are one painted item; devices are its children,
+            # so removing the frame removes the rack.
+            frame = RackFrameItem(geometry, title, cached=self._cache_frames)
+            self.scene().addItem(frame)
+            self._frames[rack_id] = frame
+        else:
+            frame.geometry = geometry  # same outline; the layout inside is new
+            frame.set_title(title)
         self._rack_machines[rack_id] = {d.machine for d in rack.devices if d.machine}
         self.racks[rack_id] = geometry
+        present = {(rack_id, shape.device) for shape in layout.devices}
+        for key in [k for k in self.items_by_device if k[0] == rack_id and k not in present]:
+            self._remove_device(key)
         for shape in layout.devices:
-            self._draw_device(frame, geometry, shape)
+            key = (rack_id, shape.device)
+            text = self._device_text(rack_id, shape)
+            if self._drawn.get(key) == (shape, text):
+                continue  # unchanged: its items (and their cached drawing) stay
+            self._remove_device(key)
+            self._draw_device(frame, geometry, shape, text)
         return True
 
-    def _draw_device(self, frame: RackFrameItem, geometry: _RackGeometry, shape: DeviceShape) -> None:
-        text = self._device_text(geometry.rack_id, shape)
+    def _draw_device(self, frame: RackFrameItem, geometry: _RackGeometry, shape: DeviceShape, text: str) -> None:
         key = (geometry.rack_id, shape.device)
+        self._drawn[key] = (shape, text)
         open_hint = "\nDouble-click to open its machine." if shape.kind in ("server", "workstation") else ""
         items: list[DeviceItem] = []
         if shape.position_u is None:
@@ -383,6 +422,8 @@ class RackRowCanvas(ZoomView):
                 item.setToolTip(text + ("\n(full depth: seen from the other face)" if ghost else "") + open_hint)
                 items.append(item)
         for item in items:
+            if self._cache_frames:
+                item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             item.setParentItem(frame)
         self.items_by_device[key] = items
 
