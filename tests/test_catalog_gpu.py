@@ -130,7 +130,8 @@ def _family(gpu: Gpu) -> str:
 # Dense FP16 tensor TFLOP/s per FP32 TFLOP/s, from the sheets of each family: V100 112/14,
 # A100 312/19.5, A40 149.7/37.4, H100 SXM 989.4/66.9, B200 2250/80 (Lockwood), MI250 362.1/45.3.
 # GeForce cards run FP16 with FP32 accumulate at half the workstation rate (RTX 3090 71/35.58,
-# RTX 4090 165/82.58). A sparse figure entered as dense shows up as twice the ratio.
+# RTX 4090 165/82.58, RTX 5090 209.5/104). A sparse figure entered as dense shows up as twice
+# the ratio.
 TENSOR_PER_FP32 = {
     ("Volta", False): 8.0,
     ("GA100", False): 16.0,
@@ -140,6 +141,7 @@ TENSOR_PER_FP32 = {
     ("Ada Lovelace", True): 2.0,
     ("Hopper", False): 14.8,
     ("Blackwell", False): 28.1,
+    ("Blackwell", True): 2.0,
     ("CDNA 2", False): 8.0,
 }
 
@@ -168,7 +170,7 @@ TFLOPS_PER_WATT = {
     "GA10x": (0.12, 0.9),  # RTX 3060 25/170 = 0.15, A10 125/150 = 0.83
     "Ada Lovelace": (0.3, 1.8),  # RTX 4090 165/450 = 0.37, L4 121/72 = 1.68
     "Hopper": (1.2, 2.4),  # H100 SXM 989.4/700 = 1.41, H100 PCIe 756.5/350 = 2.16
-    "Blackwell": (1.5, 3.0),  # B200 2250/1000 = 2.25
+    "Blackwell": (0.3, 3.0),  # RTX 5090 209.5/575 = 0.36 (GeForce FP32 accumulate), B200 2250/1000 = 2.25
     "CDNA 2": (0.5, 1.0),  # MI250 362.1/500 = 0.72 per module
     "CDNA 3": (1.2, 2.2),  # MI300X 1300/750 = 1.73
 }
@@ -224,6 +226,9 @@ def test_nvidia_int8_is_twice_fp16_on_datacentre_and_workstation_cards(catalog: 
         ("l4", 121),  # gpu-specs (NVIDIA L4 datasheet): 121 dense, 242 sparse
         ("h100-sxm", 989.4),  # Lockwood: FP16 matrix 989.4, sparse 1978.9
         ("h200-sxm", 989),  # Yobitel: 989 BF16 dense, 1,979 sparse
+        ("h100-nvl", 835.5),  # NVIDIA H100 NVL: FP16 1,671 with sparsity
+        ("rtx-6000-ada", 364.2),  # Ada professional whitepaper: 364.2 dense, FP32 accumulate
+        ("rtx-5090", 209.5),  # RTX Blackwell whitepaper: FP32 accumulate 209.5 dense (419 FP16 accumulate)
         ("b200", 2250),  # Lockwood, HGX B200 at 1000 W: FP16 2250 dense, 4500 sparse
         ("mi250", 181.05),  # AMD: 362.1 TFLOPS FP16 per module of two GCDs
     ],
