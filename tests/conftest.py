@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Keep a developer's own catalog folder out of the tests.
 os.environ["RACKPLANNER_USER_CATALOG"] = str(Path(__file__).parent / "data" / "no-user-catalog")
+# And the parsed-catalog cache out of the user's cache folder (one folder for the whole run).
+os.environ["RACKPLANNER_CACHE_DIR"] = tempfile.mkdtemp(prefix="rackplanner-test-cache-")
 
 from hypothesis import settings
 

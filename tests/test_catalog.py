@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import pytest
 
-from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog, load_catalog_file
+from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog, load_catalog, load_catalog_file
 from rackplanner.core.parts import (
     PART_KINDS,
     Board,
@@ -195,3 +196,41 @@ def test_llm_architecture(catalog: Catalog) -> None:
     assert mixtral is not None
     assert (mixtral.moe_experts, mixtral.moe_active_experts) == (8, 2)
     assert (mixtral.params_b, mixtral.active_params_b) == (46.7, 12.9)
+
+
+def test_parse_cache_answers_for_unchanged_files_and_never_for_changed_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datetime
+
+    from rackplanner.core import parsecache
+
+    monkeypatch.setenv("RACKPLANNER_CACHE_DIR", str(tmp_path / "cache"))
+    first = tmp_path / "gpu.yaml"
+    first.write_text("- id: a\n  price_date: 2024-05-01\n")
+    parses: list[str] = []
+
+    def parse(path: Path) -> object:
+        parses.append(path.name)
+        return [{"id": path.read_text().split()[2], "price_date": datetime.date(2024, 5, 1)}]
+
+    assert parsecache.parsed([first], parse) == {"gpu.yaml": [{"id": "a", "price_date": datetime.date(2024, 5, 1)}]}
+    # Read back from the cache: not parsed again; the date comes back as the text the models accept.
+    assert parsecache.parsed([first], parse) == {"gpu.yaml": [{"id": "a", "price_date": "2024-05-01"}]}
+    assert parses == ["gpu.yaml"]
+    first.write_text("- id: b\n  price_date: 2024-05-01\n")
+    assert parsecache.parsed([first], parse)["gpu.yaml"] == [{"id": "b", "price_date": datetime.date(2024, 5, 1)}]
+    assert parses == ["gpu.yaml", "gpu.yaml"]
+    # A damaged cache file is ignored, never trusted.
+    (stored,) = (tmp_path / "cache").glob("catalog-*.json")
+    stored.write_text("{not json")
+    assert parsecache.parsed([first], parse)["gpu.yaml"][0]["id"] == "b"  # type: ignore[index]
+    assert len(parses) == 3
+
+
+def test_built_in_catalog_is_the_same_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RACKPLANNER_CACHE_DIR", str(tmp_path / "cache"))
+    parsed_yaml = load_catalog(include_user=False)  # parses and stores
+    assert list((tmp_path / "cache").glob("catalog-*.json"))
+    from_cache = load_catalog(include_user=False)
+    assert from_cache.parts == parsed_yaml.parts

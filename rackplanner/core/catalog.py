@@ -20,6 +20,7 @@ from typing import TypeVar
 import yaml
 from pydantic import ValidationError
 
+from rackplanner.core import parsecache
 from rackplanner.core.errors import InputError, describe_validation_error
 from rackplanner.core.parts import PART_KINDS, Part
 
@@ -172,13 +173,20 @@ def _check_expanded_size(data: object) -> None:
             stack.extend(item)
 
 
-def load_catalog_file(path: Path, kind: str, *, problems: list[str] | None = None) -> list[tuple[int, Part]]:
+_UNREAD = object()
+
+
+def load_catalog_file(
+    path: Path, kind: str, *, problems: list[str] | None = None, data: object = _UNREAD
+) -> list[tuple[int, Part]]:
     """Parse and validate one kind's YAML file; raise CatalogError naming file and field.
 
-    With a ``problems`` list, a broken entry is described there and skipped instead.
+    With a ``problems`` list, a broken entry is described there and skipped instead. ``data`` is
+    the file's content already parsed (the built-in catalog's, from the parse cache).
     """
     model = PART_KINDS[kind]
-    data = read_yaml(path)
+    if data is _UNREAD:
+        data = read_yaml(path)
     if data is None:
         return []
     if not isinstance(data, list):
@@ -223,9 +231,12 @@ def load_catalog(folders: Sequence[Path] | None = None, *, include_user: bool = 
 def _merge_folder(catalog: Catalog, folder: Path, problems: list[str] | None) -> None:
     """Add a folder's entries: an id from an earlier folder is replaced; one used twice here is an error."""
     ids_here: dict[str, CatalogEntrySource] = {}
-    for kind, path in _kind_files(folder, problems):
+    files = list(_kind_files(folder, problems))
+    # The built-in files are parsed once per content and read back from a cache after that.
+    ready = parsecache.parsed([p for _, p in files], read_yaml) if folder == BUILTIN_CATALOG_DIR else {}
+    for kind, path in files:
         try:
-            entries = load_catalog_file(path, kind, problems=problems)
+            entries = load_catalog_file(path, kind, problems=problems, data=ready.get(path.name, _UNREAD))
         except CatalogError as exc:
             if problems is None:
                 raise

@@ -155,10 +155,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.save_action)
         file_menu.addAction(self.save_as_action)
-        from rackplanner.gui.export import export_bom
-
         self.export_bom_action = self._action(
-            "&Export BOM…", lambda: export_bom(self), tip="Bill of materials as a PDF report and a CSV"
+            "&Export BOM…", self._export_bom, tip="Bill of materials as a PDF report and a CSV"
         )
         file_menu.addAction(self.export_bom_action)
         file_menu.addSeparator()
@@ -195,6 +193,12 @@ class MainWindow(QMainWindow):
             toolbar.addAction(action)
         toolbar.addSeparator()
         toolbar.addAction(self.fit_action)
+
+    def _export_bom(self) -> None:
+        # The report code loads when first used, not with the window.
+        from rackplanner.gui.export import export_bom
+
+        export_bom(self)
 
     def _toolbar_undo_actions(self) -> tuple[QAction, QAction]:
         """Undo and Redo for the toolbar: a fixed label (what they undo is in the tooltip and the Edit menu).
