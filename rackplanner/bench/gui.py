@@ -97,6 +97,7 @@ def _server_drop(report: Report, settings: QSettings, repeat: int) -> None:
         # The drag crosses the slot before the drop (it lights up the slots): not part of the figure.
         if not drag_over(canvas, mime["data"], point):
             raise RuntimeError("the drag over GPU slot 8 was refused")
+        settle()  # the lit slots are on screen before the drop, as during a real drag
 
     updated: list[float] = []
 
@@ -179,6 +180,7 @@ def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int) -> 
         data = device_mime(source, server)
         if not drag_over(canvas, data, point):
             raise RuntimeError(f"moving {server} to {target} U33 was refused")
+        settle()  # the drop ghost is on screen before the drop, as during a real drag
         pending[:] = [(data, point)]
 
     def move() -> None:

@@ -970,6 +970,8 @@ class BlockDiagramDock(LiveDock):
         self.stack.addWidget(self.view)
 
         self.notes = QTextBrowser(body)
+        # A scroll bar that came and went with the notes' length would reflow the text on every edit.
+        self.notes.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self._notes_html = ""
         self.notes.setOpenLinks(False)
         splitter = QSplitter(Qt.Orientation.Vertical, body)

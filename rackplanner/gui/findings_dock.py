@@ -118,6 +118,8 @@ class FindingsDock(QDockWidget):
         layout.addLayout(header)
 
         self.tree = _FindingsTree(body)
+        # Rows wrap to the width: a scroll bar that came and went with the count would re-wrap them all.
+        self.tree.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.tree.setHeaderHidden(True)
         self.tree.setColumnCount(1)
         self.tree.setWordWrap(True)
@@ -216,8 +218,12 @@ class FindingsDock(QDockWidget):
         self.counts = Counter(f.severity for f in every)
         for sev, label in self.count_labels.items():
             label.setText(count_text(sev, self.counts[sev]))
-        parts = [count_text(sev, self.counts[sev]) for sev in SEVERITIES if self.counts[sev]]
-        self.setWindowTitle(f"Findings ({', '.join(parts)})" if parts else "Findings")
+        # The tab names problems only (notes are counted inside): a title that changed with every
+        # note would relayout the window's docks on most edits.
+        parts = [count_text(sev, self.counts[sev]) for sev in SEVERITIES if sev != "info" and self.counts[sev]]
+        title = f"Findings ({', '.join(parts)})" if parts else "Findings"
+        if title != self.windowTitle():
+            self.setWindowTitle(title)
 
     # --- what tests and the main window read ------------------------------------------
 
