@@ -7,6 +7,7 @@ new plan. Derived figures (loads, paths, speeds) are never stored here.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Annotated, Literal, NewType
 
 from pydantic import BeforeValidator, Field, model_validator
@@ -255,3 +256,28 @@ def _unique(what: str, ids: list[str]) -> None:
         if item in seen:
             raise ValueError(f"{what} id {item!r} is used twice")
         seen.add(item)
+
+
+@dataclass(frozen=True)
+class RackInputs:
+    """What a rack's power and report are worked out from: the rack, its machines, feeds and pinned cords."""
+
+    rack: Rack
+    machines: list[Machine]
+    feeds: list[Feed]
+    overrides: list[OutletAssignment]
+
+    def objects(self) -> tuple[object, ...]:
+        """The plan objects in a fixed order (None between groups), for a cache key by identity."""
+        return (*self.machines, None, *self.feeds, None, *self.overrides)
+
+
+def rack_inputs(plan: Plan, rack_id: str) -> RackInputs:
+    """The rack's inputs; KeyError when the plan has no such rack."""
+    rack = plan.rack(rack_id)
+    if rack is None:
+        raise KeyError(rack_id)
+    machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+    feeds = [f for f in plan.feeds if any(d.feed == f.id for d in rack.devices)]
+    overrides = [a for a in plan.outlet_assignments if a.rack == rack_id]
+    return RackInputs(rack, machines, feeds, overrides)

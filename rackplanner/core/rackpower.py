@@ -19,7 +19,7 @@ from rackplanner.core.cache import ContentCache, devices_key, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import NetworkSwitch, OutletGroup, Pdu, RackDevice
-from rackplanner.core.plan import Feed, MountedDevice, Plan, Rack
+from rackplanner.core.plan import Feed, MountedDevice, Plan, Rack, rack_inputs
 from rackplanner.core.power import BTU_PER_HR_PER_W, POWER_FACTOR, machine_power
 
 # A cord's plug end fits these PDU outlets (002_daeb2f0cc80a7fe9.txt: a C14 inlet takes a
@@ -190,13 +190,9 @@ _POWER_FIELDS = ("id", "name", "machine", "part", "feed")
 
 def rack_power(plan: Plan, rack_id: str, catalog: Catalog) -> RackPower:
     """Outlet assignment and per-scenario loads of one rack (cached by what the rack depends on)."""
-    rack = plan.rack(rack_id)
-    if rack is None:
-        raise KeyError(rack_id)
-    machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
-    feeds = [f for f in plan.feeds if any(d.feed == f.id for d in rack.devices)]
-    overrides = [a for a in plan.outlet_assignments if a.rack == rack_id]
-    related = identity_key(*machines, None, *feeds, None, *overrides)
+    inputs = rack_inputs(plan, rack_id)
+    rack = inputs.rack
+    related = identity_key(*inputs.objects())
 
     def by_content() -> RackPower:
         # Where a device sits does not change its cords: moving one within the rack costs nothing here.

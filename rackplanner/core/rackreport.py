@@ -9,7 +9,7 @@ from rackplanner.core.catalog import Catalog
 from rackplanner.core.fabric import RackNetwork, RowFabric, rack_network, row_fabric
 from rackplanner.core.findings import RackFinding, sort_findings
 from rackplanner.core.mounting import RackLayout, rack_layout
-from rackplanner.core.plan import Plan
+from rackplanner.core.plan import Plan, rack_inputs
 from rackplanner.core.power import MachinePower, machine_power
 from rackplanner.core.rackpower import RackPower, rack_power
 
@@ -32,15 +32,10 @@ _BY_OBJECT: ContentCache[RackReport] = ContentCache()
 
 def rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
     """The rack's layout, power, network and machines' power (cached while none of those results changes)."""
-    rack = plan.rack(rack_id)
-    if rack is None:
-        raise KeyError(rack_id)
-    machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
-    feeds = [f for f in plan.feeds if any(d.feed == f.id for d in rack.devices)]
-    overrides = [a for a in plan.outlet_assignments if a.rack == rack_id]
+    inputs = rack_inputs(plan, rack_id)
     # Everything a rack's results are computed from; the same objects give the same report at once.
-    inputs = identity_key(rack, *machines, None, *feeds, None, *overrides)
-    return _BY_OBJECT.get(catalog, inputs, lambda: _rack_report(plan, rack_id, catalog))
+    key = identity_key(inputs.rack, *inputs.objects())
+    return _BY_OBJECT.get(catalog, key, lambda: _rack_report(plan, rack_id, catalog))
 
 
 def _rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
