@@ -313,8 +313,8 @@ class PowerDock(LiveDock):
     def refresh(self) -> None:
         self._dirty = False
         power = current_rack_power(self._document)
-        if power is not None and power is self.power and self._drawn_scenario == self.scenario:
-            return  # core answered from its cache: nothing this dock shows has changed (a device moved)
+        if power is not None and self._drawn_scenario == self.scenario and (power is self.power or power == self.power):
+            return  # the same figures (a device moved, a GPU changed slots): nothing to redraw
         self.power = power
         self._drawn_scenario = self.scenario
         if power is None:
