@@ -52,6 +52,7 @@ def gui_figures(report: Report, paths: dict[int, Path], folder: Path, repeat: in
         _row_open(report, paths[50], settings)
         _row_edits(report, paths[50], settings, repeat)
     if 10 in paths:
+        _row_edits(report, paths[10], settings, repeat, only_drop=True)
         _row_painting(report, paths[10], settings, repeat)
     _pdf_export(report, folder, max(2, repeat // 4))
 
@@ -156,8 +157,8 @@ def _look_at(canvas: RackRowCanvas, rack_id: str) -> None:
     canvas.centerOn(canvas.racks[rack_id].front.center())
 
 
-def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int) -> None:
-    """Edits in the 50-rack row with its tab and the rack power dock in front."""
+def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int, *, only_drop: bool = False) -> None:
+    """Edits in a generated row with its tab and the rack power dock in front."""
     window = _open(path, settings)
     doc, catalog = window.document, window.document.catalog
     canvas = _row_canvas(window)
@@ -168,10 +169,13 @@ def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int) -> 
 
     def setup_move() -> None:
         run = next(runs)
+        if doc.undo_stack.canUndo():
+            doc.undo_stack.undo()  # back to the generated row: U33 is free in every rack again
         source, target = racks[run % len(racks)], racks[(run + 1) % len(racks)]
         rack = doc.plan.rack(source)
         assert rack is not None
-        server = next(d.id for d in rack.devices if d.machine)
+        # Another server of the rack each time round the row, so no move repeats an earlier one.
+        server = [d.id for d in rack.devices if d.machine][run // len(racks)]
         _look_at(canvas, target)
         doc.set_current_rack(target)
         settle()
@@ -190,7 +194,11 @@ def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int) -> 
         settle()
 
     times = timed(move, repeat, setup=setup_move)
-    report.add(Figure(APP, "drop a server into another rack of the 50-rack row -> docks repainted", times, FRAME_S))
+    size = f"{len(racks)}-rack row"
+    report.add(Figure(APP, f"drop a server into another rack of the {size} -> docks repainted", times, FRAME_S))
+    if only_drop:
+        _close(window)
+        return
 
     runs = iter(range(repeat))
 
