@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -75,6 +76,9 @@ def _cold_analysis(path: Path, repeat: int) -> list[float]:
     def setup() -> None:
         catalog = load_catalog(include_user=False)
         state["catalog"], state["plan"] = catalog, load_plan(path, catalog)
+        # As in a process that has just opened the plan: the earlier runs' garbage is not
+        # left for this run's collections to walk.
+        gc.collect()
 
     return timed(lambda: analyse_plan(state["plan"], state["catalog"]), repeat, setup=setup)  # type: ignore[arg-type]
 

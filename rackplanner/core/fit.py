@@ -12,14 +12,14 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel
 
-from rackplanner.core.cache import ContentCache, identity_key
+from rackplanner.core.cache import ContentCache, configuration_key, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import SEVERITY_ORDER, Severity
 from rackplanner.core.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic, NvlinkBridge
 from rackplanner.core.plan import Machine, PlacedCard
 from rackplanner.core.power import machine_power
 from rackplanner.core.resolve import board_of, chassis_of, psus_of, server_of
-from rackplanner.core.topology import Topology
+from rackplanner.core.topology import Topology, derive_topology
 
 # A wall circuit carries 80% of its breaker rating continuously (NEC 210.19/210.20 practice,
 # the same 80% as 002_daeb2f0cc80a7fe9.txt): 120 V x 15 A x 0.8 = 1440 W; 230 V x 16 A = 2944 W.
@@ -42,11 +42,24 @@ class Finding(BaseModel):
 
 
 _CACHE: ContentCache[list[Finding]] = ContentCache()
+_BY_CONFIGURATION: ContentCache[list[Finding]] = ContentCache()
 
 
 def check_machine(machine: Machine, catalog: Catalog, topology: Topology | None = None) -> list[Finding]:
     """Every fit rule for one machine, most severe first (cached for these very objects: treat as read-only)."""
-    return _CACHE.get(catalog, identity_key(machine, topology), lambda: _check_machine(machine, catalog, topology))
+    return _CACHE.get(catalog, identity_key(machine, topology), lambda: _shared_check(machine, catalog, topology))
+
+
+def _shared_check(machine: Machine, catalog: Catalog, topology: Topology | None) -> list[Finding]:
+    """Identical servers (the same configuration and its own topology) share one check; only the id differs."""
+    if board_of(machine, catalog) is None or topology is not derive_topology(machine, catalog):
+        return _check_machine(machine, catalog, topology)  # its message names the machine, or a topology of its own
+    findings = _BY_CONFIGURATION.get(
+        catalog, configuration_key(machine), lambda: _check_machine(machine, catalog, topology)
+    )
+    if all(f.machine == machine.id for f in findings):
+        return findings
+    return [f.model_copy(update={"machine": machine.id}) for f in findings]
 
 
 def _check_machine(machine: Machine, catalog: Catalog, topology: Topology | None) -> list[Finding]:
