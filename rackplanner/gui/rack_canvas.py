@@ -70,8 +70,8 @@ CHANNEL_FILL = QColor("#eceef2")
 U_LINE = QColor("#e1e4e9")
 U_TEXT = QColor("#6b7280")
 MIN_U_LINE_PX = 3.0
-MIN_U_NUMBER_PX = 7.0
-MIN_LABEL_PX = 4.0
+MIN_TEXT_PX = 6.0  # smaller text cannot be read: it is not drawn
+U_NUMBER_PX = 13
 KIND_COLOURS = {
     "server": QColor("#4078c8"),
     "workstation": QColor("#5b8bd0"),
@@ -176,10 +176,11 @@ class RackFrameItem(QGraphicsItem):
         painter.setBrush(QBrush(RACK_FILL))
         painter.drawRect(self._outline.adjusted(-8, -8, 8, 8))
         small = QFont()
-        small.setPixelSize(13)
+        small.setPixelSize(U_NUMBER_PX)
         painter.setFont(small)
         # Level of detail: U lines only where a U is a few pixels tall, numbers only where they can be read.
-        u_px = U_MM * QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        u_px = U_MM * lod
         for face, rect in (("Front", g.front), ("Rear", g.rear)):
             painter.setPen(QPen(FACE_EDGE, 1))
             painter.setBrush(QBrush(FACE_FILL))
@@ -193,7 +194,7 @@ class RackFrameItem(QGraphicsItem):
                 for u in range(1, g.layout.height_u + 1):
                     y = rect.bottom() - u * U_MM
                     painter.drawLine(QPointF(rect.left(), y), QPointF(rect.right(), y))
-            if u_px >= MIN_U_NUMBER_PX:
+            if U_NUMBER_PX * lod >= MIN_TEXT_PX:
                 painter.setPen(U_TEXT)
                 for u in range(1, g.layout.height_u + 1):
                     y = rect.bottom() - u * U_MM
@@ -248,7 +249,7 @@ class DeviceItem(QGraphicsRectItem):
         painter.setBrush(self.brush())
         painter.drawRoundedRect(rect, 4, 4)
         lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
-        if not self._label or self._font.pixelSize() * lod < MIN_LABEL_PX:
+        if not self._label or self._font.pixelSize() * lod < MIN_TEXT_PX:
             return  # too small to read at this zoom: the tooltip still names it
         painter.setFont(self._font)
         painter.setPen(self._label_colour)
