@@ -311,3 +311,51 @@ def test_devices_go_in_columns_in_a_tall_dock_and_side_by_side_in_a_wide_one(qtb
     dock.resize(420, 820)
     qtbot.waitUntil(lambda: dock.scene.stacked)
     assert dock.view.transform().m11() == pytest.approx(tall_scale)
+
+
+def test_a_hovered_drop_is_drawn_ahead_and_the_drop_only_shows_it(
+    qtbot: QtBot, tmp_path: Path, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rackplanner.bench.events import drag_over, drop_at
+    from rackplanner.gui.block_diagram import DiagramScene
+    from rackplanner.gui.machine_canvas import MachineCanvas
+    from rackplanner.gui.mime import part_mime
+    from tests.guihelpers import keep, make_window, slot_point
+
+    monkeypatch.setenv("RACKPLANNER_RECOVERY_DIR", str(tmp_path / "recovery"))
+    window = make_window(tmp_path, catalog, EXAMPLES / "sys-4028gr-trt2-8gpu.json")
+    keep(qtbot, window)
+    window.show()
+    qtbot.waitExposed(window)
+    doc = window.document
+    doc.apply(edits.remove_card, machine="trainer", slot="gpu8")
+    dock = window.docks["BlockDiagramDock"]
+    assert isinstance(dock, BlockDiagramDock)
+    qtbot.waitUntil(lambda: len(dock.device_boxes("gpu")) == 7)
+    canvas = window.current_canvas()
+    assert isinstance(canvas, MachineCanvas)
+    builds: list[int] = []
+    real_build = DiagramScene.build
+
+    def counting_build(scene: DiagramScene, *args: object, **kwargs: object) -> None:
+        builds.append(1)
+        real_build(scene, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(DiagramScene, "build", counting_build)
+    mime = part_mime("a100-80gb-pcie")
+    assert drag_over(canvas, mime, slot_point(canvas, "gpu8"))
+    # Hovering GPU slot 8 draws the diagram the drop would give, but shows nothing new yet.
+    assert builds == [1] and len(dock.device_boxes("gpu")) == 7
+    assert drop_at(canvas, mime, slot_point(canvas, "gpu8"))
+    # The drop builds nothing more: the drawing made while hovering is the one shown.
+    assert builds == [1]
+    assert len(dock.device_boxes("gpu")) == 8
+    fresh = DiagramScene()
+    machine = doc.plan.machine("trainer")
+    assert machine is not None
+    board = catalog.get_as("x10drg-o-plus-cpu", Board)
+    assert board is not None
+    real_build(fresh, machine, board, derive_topology(machine, catalog), catalog, dock.font(), None)
+    # Same links as a fresh drawing: GPU7 sits in slot 8 behind switch B at Gen3 x16.
+    assert dock.scene.edge_labels == fresh.edge_labels
+    assert dock.scene.edge_labels["dev:GPU7"] == f"Gen3 x16 · {pcie_gbs(3, 16):.2f} GB/s card Gen4 x16"

@@ -903,6 +903,18 @@ class TopologyMatrixDialog(QDialog):
         QGuiApplication.clipboard().setText(self.text.toPlainText())
 
 
+@dataclass
+class _Prepared:
+    """A diagram drawn ahead for a drop being hovered: its topology (by identity) and the room it was laid out for."""
+
+    topology: Topology
+    room: QSizeF | None
+    scene: DiagramScene
+
+    def matches(self, topology: Topology, room: QSizeF | None) -> bool:
+        return topology is self.topology and room == self.room
+
+
 class BlockDiagramDock(LiveDock):
     """Right dock: the current machine's PCIe/NVLink tree, the path legend and the notes.
 
@@ -988,6 +1000,8 @@ class BlockDiagramDock(LiveDock):
         document.current_machine_changed.connect(lambda _machine: self.refresh_when_visible())
         document.reset.connect(self.refresh_when_visible)
         document.selection_changed.connect(lambda _slots: self._apply_selection())
+        document.previewed.connect(self._prepare)
+        self._prepared: _Prepared | None = None
         self.refresh()
 
     def sizeHint(self) -> QSize:
@@ -1044,7 +1058,18 @@ class BlockDiagramDock(LiveDock):
             return
         topo = derive_topology(machine, doc.catalog)
         self.topology = topo
-        self.scene.build(machine, board, topo, doc.catalog, self.font(), self._room())
+        room = self._room()
+        prepared = self._prepared
+        self._prepared = None
+        if prepared is not None and prepared.matches(topo, room):
+            # Drawn while the card was hovering over this slot: shown now at no cost.
+            old, self.scene = self.scene, prepared.scene
+            self.view.setScene(self.scene)
+            old.deleteLater()
+        else:
+            if prepared is not None:
+                prepared.scene.deleteLater()
+            self.scene.build(machine, board, topo, doc.catalog, self.font(), room)
         self.header.setText(f"{machine.name} · {board.model}")
         self.header.setToolTip(f"{machine.name} on {board.model}")
         self.stack.setCurrentWidget(self.view)
@@ -1058,6 +1083,24 @@ class BlockDiagramDock(LiveDock):
         if self.matrix_dialog is not None and self.matrix_dialog.isVisible():
             self.matrix_dialog.setWindowTitle(f"Topology matrix · {machine.name}")
             self.matrix_dialog.set_text(format_topo_matrix(topo))
+
+    def _prepare(self, machine: Machine) -> None:
+        """Draw the diagram a hovered drop would give, so the drop itself only has to show it."""
+        if not self.is_showing() or machine.id != self.document.current_machine:
+            return
+        catalog = self.document.catalog
+        board = board_of(machine, catalog)
+        if board is None:
+            return
+        topo = derive_topology(machine, catalog)
+        room = self._room()
+        if self._prepared is not None:
+            if self._prepared.matches(topo, room):
+                return
+            self._prepared.scene.deleteLater()
+        scene = DiagramScene(self)
+        scene.build(machine, board, topo, catalog, self.font(), room)
+        self._prepared = _Prepared(topo, room, scene)
 
     def _show_notes(self, topo: Topology) -> None:
         items = [f'<li style="color:{colors.SEVERITY_COLORS["error"].name()}">{_escape(p)}</li>' for p in topo.problems]

@@ -17,7 +17,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.edits import Change, EditRefused, EditResult
-from rackplanner.core.plan import Plan
+from rackplanner.core.plan import Machine, Plan
 from rackplanner.core.planfile import save_plan
 
 ALL_CHANGES = frozenset(Change)
@@ -66,6 +66,8 @@ class PlanDocument(QObject):
     selection_changed = Signal(list)
     # The file name or the plan was replaced (open, new, save as).
     reset = Signal()
+    # The machine as a drop being dragged would leave it (not applied): views may get ready for it.
+    previewed = Signal(object)
 
     def __init__(self, plan: Plan, catalog: Catalog, path: Path | None = None) -> None:
         super().__init__()
@@ -104,6 +106,10 @@ class PlanDocument(QObject):
             self.current_machine = machine_id
             self.selected_slots = []
             self.current_machine_changed.emit(machine_id)
+
+    def preview(self, machine: Machine) -> None:
+        """Say how a machine would look after a drop the user is hovering (nothing changes)."""
+        self.previewed.emit(machine)
 
     def set_current_rack(self, rack_id: str) -> None:
         if rack_id != self.current_rack:

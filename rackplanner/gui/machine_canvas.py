@@ -166,6 +166,7 @@ class MachineCanvas(ZoomView):
         self._verdicts: dict[str, SlotVerdict] = {}
         self._drag_part: str | None = None
         self._drag_from: str | None = None
+        self._previewed_slot: str | None = None  # the slot whose drop result the views were last shown
         self._syncing = False
         self._fitted = False
         self.scene().selectionChanged.connect(self._scene_selection_changed)
@@ -428,6 +429,7 @@ class MachineCanvas(ZoomView):
     def _end_drag(self) -> None:
         self._verdicts = {}
         self._drag_part = self._drag_from = None
+        self._previewed_slot = None
         for item in self.slot_items.values():
             item.show_verdict(None)
 
@@ -459,6 +461,7 @@ class MachineCanvas(ZoomView):
         if slot is not None and slot.verdict is not None:
             if slot.verdict.ok:
                 self.status_message.emit(f"Drop to place in {slot.slot.label}")
+                self._preview(slot.slot.id)
                 event.acceptProposedAction()
             else:
                 self.status_message.emit(f"{slot.slot.label}: {slot.verdict.reason}")
@@ -471,6 +474,27 @@ class MachineCanvas(ZoomView):
             event.setAccepted(not on_board)
             return
         event.setAccepted(not self._verdicts)
+
+    def _preview(self, slot_id: str) -> None:
+        """Tell the views how the machine would look if the card were dropped here (once per slot hovered)."""
+        if slot_id == self._previewed_slot or self._drag_part is None:
+            return
+        self._previewed_slot = slot_id
+        plan, catalog = self.document.plan, self.document.catalog
+        try:
+            if self._drag_from is not None:
+                result = edits.move_card(
+                    plan, machine=self.machine_id, from_slot=self._drag_from, to_slot=slot_id, catalog=catalog
+                )
+            else:
+                result = edits.place_card(
+                    plan, machine=self.machine_id, slot=slot_id, part=self._drag_part, catalog=catalog
+                )
+        except edits.EditRefused:
+            return
+        machine = result.plan.machine(self.machine_id)
+        if machine is not None:
+            self.document.preview(machine)
 
     def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
         self._end_drag()
