@@ -200,3 +200,41 @@ def test_double_click_opens_a_racked_server_in_a_closable_tab(qtbot: QtBot, tmp_
     QTest.mouseClick(close, Qt.MouseButton.LeftButton)
     assert window.canvases == {} and window.tabs.count() == 1
     assert window.document.plan.racks[0].device("gpu-2") is not None
+
+
+def test_a_hovered_move_works_out_both_racks_power_before_the_drop(
+    qtbot: QtBot, tmp_path: Path, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import QSettings
+
+    from rackplanner.bench.events import drag_over, drop_at
+    from rackplanner.core import rackpower
+    from rackplanner.core.generate import generate_row
+    from rackplanner.gui.main_window import open_window
+
+    plan = generate_row(2, seed=5)  # two racks of eight servers, U33-U40 free in each
+    window = open_window(catalog, plan, None, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    window.resize(1366, 768)
+    keep(qtbot, window)
+    window.show()
+    canvas = _rack_tab(window)
+    computed: list[str] = []
+    real = rackpower._rack_power
+
+    def counting(plan: object, rack: object, catalog: object) -> object:
+        computed.append(rack.id)  # type: ignore[attr-defined]
+        return real(plan, rack, catalog)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rackpower, "_rack_power", counting)
+    data = device_mime("rack-01", "r01-s1")
+    point = canvas.device_point("rack-02", 33, "front", height_u=4).toPoint()
+    assert drag_over(canvas, data, point)
+    # Hovering rack 2 works out both racks as the drop would leave them.
+    assert sorted(computed) == ["rack-01", "rack-02"]
+    assert drop_at(canvas, data, point)
+    assert window.document.plan.rack("rack-02").device("r01-s1").position_u == 33  # type: ignore[union-attr]
+    # The drop itself recomputes no rack's power: both come from what hovering worked out.
+    assert sorted(computed) == ["rack-01", "rack-02"]
+    # And they are the figures core gives for the plan after the move.
+    after = rackpower.rack_power(window.document.plan, "rack-02", catalog)
+    assert len(after.cords) == len(rackpower.rack_power(plan, "rack-02", catalog).cords) + 4

@@ -49,6 +49,7 @@ from rackplanner.core.parts import Gpu, NetworkSwitch, Pdu, RackDevice, Server
 from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.plan import Rack
 from rackplanner.core.power import machine_power
+from rackplanner.core.rackreport import rack_report
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.mime import part_from_mime
 from rackplanner.gui.zoom_view import ZoomView
@@ -308,6 +309,7 @@ class RackRowCanvas(ZoomView):
         self.items_by_device: dict[tuple[str, str], list[DeviceItem]] = {}
         self._ghost: QGraphicsRectItem | None = None
         self._drag: _DragInfo | None = None
+        self._worked_out_rack: str | None = None  # the rack a hovered move was last worked out for
         self._frames: dict[str, RackFrameItem] = {}
         self._drawn: dict[tuple[str, str], tuple[DeviceShape, str]] = {}  # what each device's items show
         self._rack_machines: dict[str, set[str]] = {}
@@ -556,6 +558,7 @@ class RackRowCanvas(ZoomView):
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         self._drag = self._begin(event.mimeData())
+        self._worked_out_rack = None
         event.setAccepted(self._drag is not None)
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
@@ -569,11 +572,36 @@ class RackRowCanvas(ZoomView):
         self._show_ghost(geometry, face, u, problem)
         where = f"{face} side channel" if face in ("left", "right") else f"U{u} ({face})"
         self.status_message.emit(f"Drop at {where}" if problem is None else f"Cannot mount at {where}: {problem}")
+        if problem is None:
+            self._work_out_ahead(geometry.rack_id, face, u)
         event.setAccepted(problem is None)
+
+    def _work_out_ahead(self, rack_id: str, face: str, u: int) -> None:
+        """While a mounted device hovers over another rack, work out both racks' power and network as the
+        drop would leave them (once per rack hovered): they do not depend on the U, and the drop finds them
+        cached."""
+        info = self._drag
+        if info is None or info.device is None or info.rack is None or rack_id == self._worked_out_rack:
+            return
+        self._worked_out_rack = rack_id
+        kwargs: dict[str, object] = {"rack": info.rack, "device": info.device}
+        if face in ("left", "right"):
+            kwargs["side"] = face
+        else:
+            kwargs.update(position_u=u, face=face)
+        if rack_id != info.rack:
+            kwargs["to_rack"] = rack_id
+        try:
+            plan = edits.move_device(self.document.plan, **kwargs).plan  # type: ignore[arg-type]
+        except edits.EditRefused:
+            return
+        for touched in {info.rack, rack_id}:
+            rack_report(plan, touched, self.document.catalog)
 
     def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
         self._clear_ghost()
         self._drag = None
+        self._worked_out_rack = None
         event.accept()
 
     def dropEvent(self, event: QDropEvent) -> None:
