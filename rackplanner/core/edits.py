@@ -10,7 +10,6 @@ are not refused here: ``fit`` and the rack checks report them as findings.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -47,6 +46,8 @@ from rackplanner.core.plan import (
     Plan,
     Rack,
     Row,
+    free_id,
+    slug_id,
 )
 from rackplanner.core.resolve import board_of
 
@@ -103,7 +104,7 @@ def add_machine(
     _need_optional(catalog, board, Board, "board")
     _need_optional(catalog, chassis, Chassis, "chassis")
     _need_optional(catalog, cpu, Cpu, "CPU")
-    new_id = machine_id or _free_id(_slug(name), {m.id for m in plan.machines})
+    new_id = machine_id or slug_id(name, {m.id for m in plan.machines})
     if plan.machine(new_id) is not None:
         raise EditRefused(f"a machine with id {new_id!r} already exists")
     machine = _build(
@@ -393,7 +394,7 @@ def add_rack(
 ) -> EditResult:
     """Add an empty rack to a row (by default the plan's first row, created as "Row 1" if there is none)."""
     _need(catalog, part, (RackPart,), "rack")
-    new_id = rack_id or _free_id(_slug(name), {r.id for r in plan.racks})
+    new_id = rack_id or slug_id(name, {r.id for r in plan.racks})
     if plan.rack(new_id) is not None:
         raise EditRefused(f"a rack with id {new_id!r} already exists")
     rows = list(plan.rows)
@@ -416,7 +417,7 @@ def add_row(plan: Plan, *, name: str, row_id: str | None = None) -> EditResult:
     """Add an empty row of racks."""
     if not name.strip():
         raise EditRefused("a row name cannot be empty")
-    new_id = row_id or _free_id(_slug(name), {r.id for r in plan.rows})
+    new_id = row_id or slug_id(name, {r.id for r in plan.rows})
     if plan.row(new_id) is not None:
         raise EditRefused(f"a row with id {new_id!r} already exists")
     row = _build(Row, id=new_id, name=name)
@@ -521,7 +522,7 @@ def mount_device(
         _need(catalog, part, (NetworkSwitch, Pdu, RackDevice), "rack device")
     if feed is not None and not any(f.id == feed for f in plan.feeds):
         raise EditRefused(f"feed {feed!r} is not in the plan")
-    new_id = device_id or _free_id(_slug(name), {d.id for d in old.devices})
+    new_id = device_id or slug_id(name, {d.id for d in old.devices})
     if old.device(new_id) is not None:
         raise EditRefused(f"rack {old.name} already has a device {new_id!r}")
     device = _build(
@@ -572,7 +573,7 @@ def move_device(
     new_plan = _replace_rack(plan, source.model_copy(update={"devices": [d for d in source.devices if d.id != device]}))
     destination = _rack(new_plan, destination_id)
     if destination.device(moved.id) is not None:
-        moved = moved.model_copy(update={"id": _free_id(moved.id, {d.id for d in destination.devices})})
+        moved = moved.model_copy(update={"id": free_id(moved.id, {d.id for d in destination.devices})})
     if destination_id == rack:
         devices = [moved if d.id == device else d for d in source.devices]
     else:
@@ -630,7 +631,7 @@ def add_feed(
     breaker_a: float,
     feed_id: str | None = None,
 ) -> EditResult:
-    new_id = feed_id or _free_id(_slug(name), {f.id for f in plan.feeds})
+    new_id = feed_id or slug_id(name, {f.id for f in plan.feeds})
     if any(f.id == new_id for f in plan.feeds):
         raise EditRefused(f"a feed with id {new_id!r} already exists")
     feed = _build(Feed, id=new_id, name=name, side=side, phases=phases, voltage_v=voltage_v, breaker_a=breaker_a)
@@ -798,17 +799,3 @@ def _replace_machine(plan: Plan, machine: Machine) -> Plan:
 
 def _replace_rack(plan: Plan, rack: Rack) -> Plan:
     return plan.model_copy(update={"racks": [rack if r.id == rack.id else r for r in plan.racks]})
-
-
-def _slug(name: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    return slug or "item"
-
-
-def _free_id(base: str, taken: set[str]) -> str:
-    if base not in taken:
-        return base
-    n = 2
-    while f"{base}-{n}" in taken:
-        n += 1
-    return f"{base}-{n}"

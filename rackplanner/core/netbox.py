@@ -26,6 +26,7 @@ from rackplanner.core.parts import (
     PowerPort,
     RackDevice,
 )
+from rackplanner.core.plan import slug
 from rackplanner.core.planfile import write_atomic
 
 KINDS = ("rack-device", "switch", "pdu")
@@ -107,7 +108,7 @@ def import_device_type(
     if kind not in KINDS:
         raise NetboxError(f"{path}: cannot import as {kind!r} (choose one of {', '.join(KINDS)})")
     entry: dict[str, Any] = {
-        "id": _slug(str(data.get("slug") or f"{manufacturer}-{model}")),
+        "id": slug(str(data.get("slug") or f"{manufacturer}-{model}"), "device", dots=True),
         "vendor": manufacturer,
         "model": model,
         "source": [f"NetBox device type {path.name}" + (f": {_first_url(data)}" if _first_url(data) else "")],
@@ -362,11 +363,6 @@ def _outlet_groups(outlets: list[Any], wiring: str, path: Path, warnings: list[s
             merged.update(group["outlets"])
         groups = [{"id": "outlets", "line": "L1", "outlets": dict(sorted(merged.items()))}]
     return groups
-
-
-def _slug(text: str) -> str:
-    slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
-    return re.sub(r"-{2,}", "-", slug) or "device"
 
 
 def _first_url(data: dict[str, Any]) -> str | None:

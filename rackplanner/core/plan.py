@@ -239,15 +239,25 @@ def _machine_index(machines: list[Machine]) -> dict[str, Machine]:
     return index
 
 
-def slug_id(text: str, taken: set[str], fallback: str = "item") -> str:
-    """A lowercase kebab id made from ``text``, with ``-2``, ``-3``... added if ``taken`` has it."""
-    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or fallback
+def slug(text: str, fallback: str = "item", *, dots: bool = False) -> str:
+    """A lowercase kebab id made from ``text`` (with ``dots``, kept as in "llama-3.1-8b")."""
+    kept = "a-z0-9." if dots else "a-z0-9"
+    return re.sub(rf"[^{kept}]+", "-", text.lower()).strip("-.") or fallback
+
+
+def free_id(base: str, taken: set[str]) -> str:
+    """``base``, or ``base-2``, ``base-3``... whichever ``taken`` does not hold."""
     if base not in taken:
         return base
     n = 2
     while f"{base}-{n}" in taken:
         n += 1
     return f"{base}-{n}"
+
+
+def slug_id(text: str, taken: set[str], fallback: str = "item") -> str:
+    """A lowercase kebab id made from ``text``, with ``-2``, ``-3``... added if ``taken`` has it."""
+    return free_id(slug(text, fallback), taken)
 
 
 def _unique(what: str, ids: list[str]) -> None:

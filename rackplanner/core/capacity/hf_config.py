@@ -8,7 +8,6 @@ layers). The parameter count is recomputed from the architecture (``core/llm_sha
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from pydantic import ValidationError
 from rackplanner.core import llm_shape
 from rackplanner.core.errors import InputError, describe_validation_error
 from rackplanner.core.parts import LlmModel
+from rackplanner.core.plan import slug
 
 _REQUIRED = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
 
@@ -38,11 +38,6 @@ def _opt_int(config: dict[str, Any], path: Path, *keys: str) -> int | None:
 def _count_or_none(config: dict[str, Any], path: Path, key: str) -> int | None:
     """A count where 0 means none (DeepSeek writes first_k_dense_replace: 0)."""
     return None if config.get(key) in (None, 0) else _int(config, key, path)
-
-
-def _slug(text: str) -> str:
-    slug = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
-    return re.sub(r"-{2,}", "-", slug) or "imported-model"
 
 
 def load_hf_config(path: Path, model_id: str | None = None) -> LlmModel:
@@ -87,7 +82,7 @@ def load_hf_config(path: Path, model_id: str | None = None) -> LlmModel:
         head_dim = _opt_int(config, path, "head_dim") or hidden // heads
     name = str(config.get("_name_or_path") or path.parent.name or path.stem)
     data: dict[str, Any] = {
-        "id": model_id or _slug(name.split("/")[-1]),
+        "id": model_id or slug(name.split("/")[-1], "imported-model", dots=True),
         "vendor": name.split("/")[0] if "/" in name else "unknown",
         "model": name.split("/")[-1],
         "source": [f"{path} (Hugging Face config.json)"],
