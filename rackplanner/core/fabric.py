@@ -20,7 +20,7 @@ from rackplanner.core.cache import ContentCache, devices_key, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import NetworkSwitch, Nic, RackDevice
-from rackplanner.core.plan import MountedDevice, Plan, Rack
+from rackplanner.core.plan import MountedDevice, Plan, Rack, rack_machines
 from rackplanner.core.resolve import server_of
 
 Network = Literal["compute", "storage", "in-band", "oob"]
@@ -185,7 +185,7 @@ def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
     rack = plan.rack(rack_id)
     if rack is None:
         raise KeyError(rack_id)
-    machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+    machines = rack_machines(plan, rack)
     related = identity_key(*machines)
 
     def by_content() -> RackNetwork:
@@ -305,7 +305,7 @@ class RowFabric(BaseModel):
 def row_fabric(plan: Plan, row: str, catalog: Catalog) -> RowFabric:
     """Size the compute fabric of one row (by row id) from its devices' compute ports and InfiniBand switches."""
     racks = [r for r in plan.racks if r.row == row]
-    machines = [m for r in racks for d in r.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+    machines = [m for r in racks for m in rack_machines(plan, r)]
     key = identity_key(plan.row(row), *racks, None, *machines)
     return _ROW_CACHE.get(catalog, key, lambda: _row_fabric(plan, row, racks, catalog))
 

@@ -19,7 +19,7 @@ from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import Chassis, NetworkSwitch, Pdu, RackDevice, Server
 from rackplanner.core.parts import Rack as RackPart
-from rackplanner.core.plan import MountedDevice, Plan, Rack
+from rackplanner.core.plan import MountedDevice, Plan, Rack, rack_machines
 from rackplanner.core.resolve import chassis_of, server_of
 
 U_MM = 44.45  # one rack unit (EIA-310)
@@ -130,7 +130,7 @@ def rack_layout(plan: Plan, rack_id: str, catalog: Catalog) -> RackLayout:
     rack = plan.rack(rack_id)
     if rack is None:
         raise KeyError(rack_id)
-    machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+    machines = rack_machines(plan, rack)
     key = identity_key(rack, *machines)
     return _CACHE.get(catalog, key, lambda: _layout(plan, rack, catalog))
 

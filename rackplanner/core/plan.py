@@ -282,12 +282,17 @@ class RackInputs:
         return (*self.machines, None, *self.feeds, None, *self.overrides)
 
 
+def rack_machines(plan: Plan, rack: Rack) -> list[Machine]:
+    """The plan's machines mounted in ``rack``, in mounting order."""
+    return [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+
+
 def rack_inputs(plan: Plan, rack_id: str) -> RackInputs:
     """The rack's inputs; KeyError when the plan has no such rack."""
     rack = plan.rack(rack_id)
     if rack is None:
         raise KeyError(rack_id)
-    machines = [m for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None]
+    machines = rack_machines(plan, rack)
     feeds = [f for f in plan.feeds if any(d.feed == f.id for d in rack.devices)]
     overrides = [a for a in plan.outlet_assignments if a.rack == rack_id]
     return RackInputs(rack, machines, feeds, overrides)

@@ -9,7 +9,7 @@ from rackplanner.core.catalog import Catalog
 from rackplanner.core.fabric import RackNetwork, RowFabric, rack_network, row_fabric
 from rackplanner.core.findings import RackFinding, sort_findings
 from rackplanner.core.mounting import RackLayout, rack_layout
-from rackplanner.core.plan import Plan, rack_inputs
+from rackplanner.core.plan import Plan, RackInputs, rack_inputs
 from rackplanner.core.power import MachinePower, machine_power
 from rackplanner.core.rackpower import RackPower, rack_power
 
@@ -35,18 +35,15 @@ def rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
     inputs = rack_inputs(plan, rack_id)
     # Everything a rack's results are computed from; the same objects give the same report at once.
     key = identity_key(inputs.rack, *inputs.objects())
-    return _BY_OBJECT.get(catalog, key, lambda: _rack_report(plan, rack_id, catalog))
+    return _BY_OBJECT.get(catalog, key, lambda: _rack_report(plan, inputs, catalog))
 
 
-def _rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
+def _rack_report(plan: Plan, inputs: RackInputs, catalog: Catalog) -> RackReport:
+    rack_id = inputs.rack.id
     layout = rack_layout(plan, rack_id, catalog)
     power = rack_power(plan, rack_id, catalog)
     network = rack_network(plan, rack_id, catalog)
-    rack = plan.rack(rack_id)
-    assert rack is not None
-    machines = [
-        machine_power(m, catalog) for d in rack.devices if d.machine and (m := plan.machine(d.machine)) is not None
-    ]
+    machines = [machine_power(m, catalog) for m in inputs.machines]
     return _CACHE.get(
         catalog,
         identity_key(layout, power, network, *machines),
