@@ -94,3 +94,21 @@ def test_placement_problem_for_drop_targets(cat: Catalog) -> None:
     assert "12U" in (placement_problem(layout, height_u=2, is_full_depth=True, position_u=12) or "")
     # Moving A itself onto its own U is fine.
     assert placement_problem(layout, height_u=2, is_full_depth=True, position_u=4, ignore_device="a") is None
+
+
+def test_device_figures_on_the_colo_rack_labels(catalog: Catalog) -> None:
+    from rackplanner.core.mounting import device_figure
+    from rackplanner.core.power import machine_power
+
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    rack = plan.racks[0]
+    figure = {d.id: device_figure(plan, d, catalog, 1) for d in rack.devices}
+    # resources/examples/colo-rack.json: each server holds four A100 80GB PCIe; its kW is the
+    # power core's wall figure, so the label and the power dock agree.
+    server = plan.machine("gpu-1")
+    assert server is not None
+    assert figure["gpu-1"] == f"4 GPUs · {machine_power(server, catalog).wall_max_w / 1000:.2f} kW"
+    # APC AP8886: 400 V 32 A input (catalog/pdu.yaml, APC spec sheet), on the plan's feed A.
+    assert figure["pdu-a"] == "400 V 32 A · feed-a"
+    # Mellanox QM8700: 40 HDR ports of 200 Gb/s (catalog/switch.yaml, NVIDIA datasheet).
+    assert figure["hdr-leaf"] == "40x200G"

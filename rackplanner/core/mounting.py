@@ -20,7 +20,8 @@ from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import Chassis, NetworkSwitch, Pdu, RackDevice, Server
 from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.plan import MountedDevice, Plan, Rack, rack_machines
-from rackplanner.core.resolve import chassis_of, server_of
+from rackplanner.core.power import machine_power
+from rackplanner.core.resolve import chassis_of, gpu_count, server_of
 
 U_MM = 44.45  # one rack unit (EIA-310)
 
@@ -288,3 +289,19 @@ def placement_problem(
             if other is not None and other != ignore_device:
                 return f"U{u} ({f}) is taken by {_name(layout.devices, other)}"
     return None
+
+
+def device_figure(plan: Plan, device: MountedDevice, catalog: Catalog, height_u: int) -> str:
+    """A mounted device's label figure: GPUs and wall kW for a server, plug for a PDU, ports for a switch."""
+    if device.machine is not None:
+        machine = plan.machine(device.machine)
+        if machine is not None:
+            wall_kw = machine_power(machine, catalog).wall_max_w / 1000
+            return f"{gpu_count(machine, catalog)} GPUs · {wall_kw:.2f} kW"
+    part = catalog.get(device.part or "")
+    if isinstance(part, Pdu):
+        return f"{part.voltage_v:g} V {part.input_current_a:g} A" + (f" · {device.feed}" if device.feed else "")
+    if isinstance(part, NetworkSwitch):
+        return ", ".join(f"{g.count}x{g.speed_gbps:g}G" for g in part.ports)
+    return f"{height_u}U" if height_u else "0U"
+

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rackplanner.core.catalog import Catalog
-from rackplanner.core.parts import Board, Chassis, Psu, Server
+from rackplanner.core.parts import Board, Chassis, Gpu, Psu, Server
 from rackplanner.core.plan import Machine, PartCount
 
 
@@ -36,3 +36,9 @@ def psus_of(machine: Machine, catalog: Catalog) -> list[tuple[Psu, int]]:
         if psu is not None:
             found.append((psu, item.count))
     return found
+
+
+def gpu_count(machine: Machine, catalog: Catalog) -> int:
+    """How many of the machine's cards are GPUs."""
+    return sum(1 for c in machine.cards if isinstance(catalog.get(c.part), Gpu))
+

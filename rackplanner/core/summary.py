@@ -7,9 +7,9 @@ from collections import Counter
 from pydantic import BaseModel
 
 from rackplanner.core.catalog import Catalog
-from rackplanner.core.parts import Gpu, Rack
+from rackplanner.core.parts import Rack
 from rackplanner.core.plan import Plan
-from rackplanner.core.resolve import board_of, server_of
+from rackplanner.core.resolve import board_of, gpu_count, server_of
 
 
 class MachineSummary(BaseModel):
@@ -52,7 +52,7 @@ def summarize(plan: Plan, catalog: Catalog) -> PlanSummary:
         server = server_of(machine, catalog)
         board = board_of(machine, catalog)
         base = server.label if server else (board.label if board else "no board")
-        gpus = sum(1 for c in machine.cards if isinstance(catalog.get(c.part), Gpu))
+        gpus = gpu_count(machine, catalog)
         machines.append(
             MachineSummary(
                 id=machine.id,

@@ -44,11 +44,10 @@ from PySide6.QtWidgets import (
 
 from rackplanner.core import edits
 from rackplanner.core.edits import Change
-from rackplanner.core.mounting import DeviceShape, RackLayout, placement_problem, rack_layout
-from rackplanner.core.parts import Gpu, NetworkSwitch, Pdu, RackDevice, Server
+from rackplanner.core.mounting import DeviceShape, RackLayout, device_figure, placement_problem, rack_layout
+from rackplanner.core.parts import NetworkSwitch, Pdu, RackDevice, Server
 from rackplanner.core.parts import Rack as RackPart
 from rackplanner.core.plan import Rack
-from rackplanner.core.power import machine_power
 from rackplanner.core.rackreport import rack_report
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.mime import part_from_mime
@@ -431,25 +430,13 @@ class RackRowCanvas(ZoomView):
         self.items_by_device[key] = items
 
     def _device_text(self, rack_id: str, shape: DeviceShape) -> str:
-        """The device's name and key figure (GPUs and kW for a server)."""
-        plan, catalog = self.document.plan, self.document.catalog
-        rack = plan.rack(rack_id)
+        """The device's name and key figure (GPUs and kW for a server), then its part."""
+        rack = self.document.plan.rack(rack_id)
         device = rack.device(shape.device) if rack else None
-        figure = f"{shape.height_u}U" if shape.height_u else "0U"
-        if device is not None and device.machine is not None:
-            machine = plan.machine(device.machine)
-            if machine is not None:
-                gpus = sum(1 for c in machine.cards if isinstance(catalog.get(c.part), Gpu))
-                power = machine_power(machine, catalog)
-                figure = f"{gpus} GPUs · {power.wall_max_w / 1000:.2f} kW"
-        elif device is not None and device.part is not None:
-            part = catalog.get(device.part)
-            if isinstance(part, Pdu):
-                figure = f"{part.voltage_v:g} V {part.input_current_a:g} A"
-                if device.feed:
-                    figure += f" · {device.feed}"
-            elif isinstance(part, NetworkSwitch):
-                figure = ", ".join(f"{g.count}x{g.speed_gbps:g}G" for g in part.ports)
+        if device is None:
+            figure = f"{shape.height_u}U" if shape.height_u else "0U"
+        else:
+            figure = device_figure(self.document.plan, device, self.document.catalog, shape.height_u)
         return f"{shape.name}  ·  {figure}\n{shape.part or ''}"
 
     def fit(self) -> None:
