@@ -58,7 +58,7 @@ from rackplanner.core.edits import Change
 from rackplanner.core.errors import InputError
 from rackplanner.core.parts import LlmModel
 from rackplanner.gui.document import ChangeSet, PlanDocument
-from rackplanner.gui.live_dock import LiveDock, scrolling
+from rackplanner.gui.live_dock import LiveDock, fit_table_height, scrolling
 from rackplanner.gui.summary_dock import CONTEXT_TOKENS, short_model
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)
@@ -712,9 +712,7 @@ class CapacityDock(LiveDock):
                 if column == 2 and not method.fits:
                     cell.setForeground(self.palette().color(QPalette.ColorRole.PlaceholderText))
                 self.methods.setItem(row, column, cell)
-        height = self.methods.horizontalHeader().sizeHint().height() + 2 * self.methods.frameWidth()
-        height += sum(self.methods.rowHeight(r) for r in range(self.methods.rowCount()))
-        self.methods.setFixedHeight(height)
+        fit_table_height(self.methods)
         if plan.days is not None and plan.tflops_total is not None:
             self.train_time.setText(
                 f"{plan.days:,.1f} days ({plan.days * 24:,.0f} h) for {plan.tokens / 1e9:,.1f} B tokens: "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QTableWidget, QWidget
 
 
 class LiveDock(QDockWidget):
@@ -56,3 +56,14 @@ def scrolling(body: QWidget) -> QScrollArea:
     scroll.setFrameShape(QScrollArea.Shape.NoFrame)
     scroll.setWidget(body)
     return scroll
+
+
+def fit_table_height(table: QTableWidget) -> None:
+    """Show every row of a table in a dock without an inner scroll bar; the dock scrolls as a whole."""
+    header = table.horizontalHeader()
+    height = (0 if header.isHidden() else header.sizeHint().height()) + 2 * table.frameWidth()
+    height += sum(table.rowHeight(r) for r in range(table.rowCount()))
+    if table.horizontalScrollBar().isVisible():
+        height += table.horizontalScrollBar().height()
+    table.setFixedHeight(height)
+

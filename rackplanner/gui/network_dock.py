@@ -24,7 +24,7 @@ from rackplanner.core.fabric import NETWORK_LABELS, RackNetwork, RowFabric, rack
 from rackplanner.core.plan import Rack
 from rackplanner.gui.colors import SEVERITY_COLORS
 from rackplanner.gui.document import ChangeSet, PlanDocument
-from rackplanner.gui.live_dock import LiveDock, scrolling
+from rackplanner.gui.live_dock import LiveDock, fit_table_height, scrolling
 
 # Networks always listed, even with no demand, so a missing switch shows as a zero.
 SHOWN_NETWORKS: tuple[str, ...] = ("compute", "in-band", "oob")
@@ -70,10 +70,7 @@ def _fill(table: QTableWidget, rows: list[list[str]], numeric_from: int) -> bool
             table.setItem(r, c, item)
     for column, mode in enumerate(modes):
         header.setSectionResizeMode(column, mode)
-    # Every row visible without an inner scroll bar; the dock scrolls as a whole.
-    height = header.sizeHint().height() + 2 * table.frameWidth()
-    height += sum(table.rowHeight(r) for r in range(table.rowCount()))
-    table.setFixedHeight(height)
+    fit_table_height(table)
     return True
 
 

@@ -31,7 +31,7 @@ from rackplanner.core.edits import Change
 from rackplanner.core.parts import Pdu
 from rackplanner.core.rackpower import SCENARIO_LABELS, SCENARIOS, PduLoad, RackPower, ScenarioResult, rack_power
 from rackplanner.gui.document import ChangeSet, PlanDocument
-from rackplanner.gui.live_dock import LiveDock, scrolling
+from rackplanner.gui.live_dock import LiveDock, fit_table_height, scrolling
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)
 
@@ -149,15 +149,6 @@ def same_cell(old: QTableWidgetItem, new: QTableWidgetItem) -> bool:
         and old.font() == new.font()
         and old.textAlignment() == new.textAlignment()
     )
-
-
-def fit_table_height(table: QTableWidget) -> None:
-    """Show every row without an inner scroll bar; the dock scrolls as a whole."""
-    height = table.horizontalHeader().height() + 2 * table.frameWidth()
-    height += sum(table.rowHeight(r) for r in range(table.rowCount()))
-    if table.horizontalScrollBar().isVisible():
-        height += table.horizontalScrollBar().height()
-    table.setFixedHeight(height)
 
 
 def _note_label() -> QLabel:

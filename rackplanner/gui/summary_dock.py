@@ -26,7 +26,7 @@ from rackplanner.core.errors import InputError
 from rackplanner.core.plan import Machine
 from rackplanner.core.power import MachinePower, machine_power
 from rackplanner.gui.document import ChangeSet, PlanDocument
-from rackplanner.gui.live_dock import LiveDock, scrolling
+from rackplanner.gui.live_dock import LiveDock, fit_table_height, scrolling
 
 CONTEXT_TOKENS = 4096
 TOP_MODELS = 8
@@ -326,7 +326,7 @@ class SummaryDock(LiveDock):
                 self.models.setItem(row, column, item)
         for column in (1, 2, 3):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self._fit_table_height()
+        fit_table_height(self.models)
         formats = ", ".join(f.upper() for f in COMMON_FORMATS)
         note = (
             f"Each model at the best of {formats} that fits in memory at {CONTEXT_TOKENS:,} tokens; "
@@ -337,8 +337,3 @@ class SummaryDock(LiveDock):
         self.capacity_note.setText(note)
         self.capacity_note.setToolTip("\n".join(hw.assumptions))
 
-    def _fit_table_height(self) -> None:
-        # Show every row without an inner scroll bar; the dock scrolls as a whole.
-        height = self.models.horizontalHeader().height() + 2 * self.models.frameWidth()
-        height += sum(self.models.rowHeight(r) for r in range(self.models.rowCount()))
-        self.models.setFixedHeight(height)
