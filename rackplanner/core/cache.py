@@ -80,6 +80,22 @@ class ContentCache(Generic[T]):
         self._by_catalog.clear()
 
 
+class LayeredCache(Generic[T]):
+    """Found by the very objects first (a key that costs nothing to build), then by content.
+
+    An untouched machine or rack keeps its objects through an edit and is answered at once; an
+    edit that rebuilds equal objects (undo, redo, a drop worked out while it hovered) is answered
+    by content, whose key (a serialisation) is only built when the objects are new.
+    """
+
+    def __init__(self) -> None:
+        self._by_object: ContentCache[T] = ContentCache()
+        self._by_content: ContentCache[T] = ContentCache()
+
+    def get(self, catalog: Catalog, objects: Hashable, content: Callable[[], Hashable], compute: Callable[[], T]) -> T:
+        return self._by_object.get(catalog, objects, lambda: self._by_content.get(catalog, content(), compute))
+
+
 def devices_key(rack: Rack, *fields: str) -> tuple[object, ...]:
     """The rack's devices by ``fields`` only: a result that does not depend on positions survives a move."""
     return (rack.id, rack.name, tuple(tuple(getattr(d, f) for f in fields) for d in rack.devices))

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from rackplanner.core.cache import ContentCache, devices_key, identity_key
+from rackplanner.core.cache import ContentCache, LayeredCache, devices_key, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import NetworkSwitch, Nic, RackDevice
@@ -175,8 +175,7 @@ class _Port:
     use: SwitchPortUse
 
 
-_CACHE: ContentCache[RackNetwork] = ContentCache()
-_BY_OBJECT: ContentCache[RackNetwork] = ContentCache()
+_CACHE: LayeredCache[RackNetwork] = LayeredCache()
 _ROW_CACHE: ContentCache[RowFabric] = ContentCache()
 
 
@@ -187,13 +186,13 @@ def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
         raise KeyError(rack_id)
     machines = rack_machines(plan, rack)
     related = identity_key(*machines)
-
-    def by_content() -> RackNetwork:
+    return _CACHE.get(
+        catalog,
+        (identity_key(rack), related),
         # Ports and cables do not depend on where a device sits in the rack.
-        key = (devices_key(rack, "id", "name", "machine", "part"), related)
-        return _CACHE.get(catalog, key, lambda: _rack_network(plan, rack, catalog))
-
-    return _BY_OBJECT.get(catalog, (identity_key(rack), related), by_content)
+        lambda: (devices_key(rack, "id", "name", "machine", "part"), related),
+        lambda: _rack_network(plan, rack, catalog),
+    )
 
 
 def _rack_network(plan: Plan, rack: Rack, catalog: Catalog) -> RackNetwork:

@@ -13,7 +13,7 @@ from collections import Counter
 
 from pydantic import BaseModel
 
-from rackplanner.core.cache import ContentCache, configuration_key, identity_key
+from rackplanner.core.cache import ContentCache, LayeredCache, configuration_key, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic, PcieSwitch, Psu, Server
 from rackplanner.core.plan import Machine
@@ -163,24 +163,20 @@ def parse_redundancy(text: str | None, count: int) -> tuple[int, int]:
     return count, 0
 
 
-# By content (each machine keeps one result object) and by configuration (identical servers
-# in a row compute once; only the labels differ).
-_CACHE: ContentCache[MachinePower] = ContentCache()
+# By machine (object, then content: each machine keeps one result object) and by configuration
+# (identical servers in a row compute once; only the labels differ).
+_CACHE: LayeredCache[MachinePower] = LayeredCache()
 _BY_CONFIGURATION: ContentCache[MachinePower] = ContentCache()
-
-
-_BY_OBJECT: ContentCache[MachinePower] = ContentCache()
 
 
 def machine_power(machine: Machine, catalog: Catalog, utilisation: float = EXPECTED_UTILISATION) -> MachinePower:
     """The machine's power figures (cached by content, so an edit elsewhere costs nothing)."""
-
-    def by_content() -> MachinePower:
-        key = (machine.model_dump_json(), utilisation)
-        return _CACHE.get(catalog, key, lambda: _shared_machine_power(machine, catalog, utilisation))
-
-    # The same machine object (untouched by an edit) is found without serialising it.
-    return _BY_OBJECT.get(catalog, (identity_key(machine), utilisation), by_content)
+    return _CACHE.get(
+        catalog,
+        (identity_key(machine), utilisation),
+        lambda: (machine.model_dump_json(), utilisation),
+        lambda: _shared_machine_power(machine, catalog, utilisation),
+    )
 
 
 def _shared_machine_power(machine: Machine, catalog: Catalog, utilisation: float) -> MachinePower:

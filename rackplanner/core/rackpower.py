@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from rackplanner.core import electrical
-from rackplanner.core.cache import ContentCache, devices_key, identity_key
+from rackplanner.core.cache import LayeredCache, devices_key, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.parts import NetworkSwitch, OutletGroup, Pdu, RackDevice
@@ -183,8 +183,7 @@ class _PduState:
         return next((g for g in self.part.outlet_groups if g.id == group_id), None)
 
 
-_CACHE: ContentCache[RackPower] = ContentCache()
-_BY_OBJECT: ContentCache[RackPower] = ContentCache()
+_CACHE: LayeredCache[RackPower] = LayeredCache()
 _POWER_FIELDS = ("id", "name", "machine", "part", "feed")
 
 
@@ -193,14 +192,13 @@ def rack_power(plan: Plan, rack_id: str, catalog: Catalog) -> RackPower:
     inputs = rack_inputs(plan, rack_id)
     rack = inputs.rack
     related = identity_key(*inputs.objects())
-
-    def by_content() -> RackPower:
+    return _CACHE.get(
+        catalog,
+        (identity_key(rack), related),
         # Where a device sits does not change its cords: moving one within the rack costs nothing here.
-        key = (devices_key(rack, *_POWER_FIELDS), related)
-        return _CACHE.get(catalog, key, lambda: _rack_power(plan, rack, catalog))
-
-    # An untouched rack (the same objects) is found without reading its devices.
-    return _BY_OBJECT.get(catalog, (identity_key(rack), related), by_content)
+        lambda: (devices_key(rack, *_POWER_FIELDS), related),
+        lambda: _rack_power(plan, rack, catalog),
+    )
 
 
 def _rack_power(plan: Plan, rack: Rack, catalog: Catalog) -> RackPower:

@@ -24,10 +24,10 @@ class RackReport(BaseModel):
     findings: list[RackFinding]
 
 
-_CACHE: ContentCache[RackReport] = ContentCache()
-
-
-_BY_OBJECT: ContentCache[RackReport] = ContentCache()
+# By the plan objects a rack's results come from, and by those results themselves (an edit that
+# changes nothing a report shows, such as a device moved within the rack, builds no new report).
+_BY_INPUTS: ContentCache[RackReport] = ContentCache()
+_BY_RESULTS: ContentCache[RackReport] = ContentCache()
 
 
 def rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
@@ -35,7 +35,7 @@ def rack_report(plan: Plan, rack_id: str, catalog: Catalog) -> RackReport:
     inputs = rack_inputs(plan, rack_id)
     # Everything a rack's results are computed from; the same objects give the same report at once.
     key = identity_key(inputs.rack, *inputs.objects())
-    return _BY_OBJECT.get(catalog, key, lambda: _rack_report(plan, inputs, catalog))
+    return _BY_INPUTS.get(catalog, key, lambda: _rack_report(plan, inputs, catalog))
 
 
 def _rack_report(plan: Plan, inputs: RackInputs, catalog: Catalog) -> RackReport:
@@ -44,7 +44,7 @@ def _rack_report(plan: Plan, inputs: RackInputs, catalog: Catalog) -> RackReport
     power = rack_power(plan, rack_id, catalog)
     network = rack_network(plan, rack_id, catalog)
     machines = [machine_power(m, catalog) for m in inputs.machines]
-    return _CACHE.get(
+    return _BY_RESULTS.get(
         catalog,
         identity_key(layout, power, network, *machines),
         lambda: RackReport(

@@ -17,7 +17,7 @@ from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel
 
-from rackplanner.core.cache import ContentCache, configuration_key, identity_key
+from rackplanner.core.cache import ContentCache, LayeredCache, configuration_key, identity_key
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.parts import (
     PCIE_GBS_PER_LANE,
@@ -141,23 +141,15 @@ class Topology(BaseModel):
 # --- building ------------------------------------------------------------------------
 
 
-# Results by catalog and machine content, so an edit to one machine never recomputes another,
+# Results by machine (object, then content), so an edit to one machine never recomputes another,
 # and by configuration alone (no id, name or notes), so a row of identical servers derives once.
-_CACHE: ContentCache[Topology] = ContentCache()
+_CACHE: LayeredCache[Topology] = LayeredCache()
 _BY_CONFIGURATION: ContentCache[Topology] = ContentCache()
-
-
-_BY_OBJECT: ContentCache[Topology] = ContentCache()
 
 
 def derive_topology(machine: Machine, catalog: Catalog) -> Topology:
     """Everything the block diagram and ``topo`` show, for one machine (cached by content)."""
-    # The same machine object (untouched by an edit) is found without serialising it.
-    return _BY_OBJECT.get(
-        catalog,
-        identity_key(machine),
-        lambda: _CACHE.get(catalog, machine.model_dump_json(), lambda: _shared_derive(machine, catalog)),
-    )
+    return _CACHE.get(catalog, identity_key(machine), machine.model_dump_json, lambda: _shared_derive(machine, catalog))
 
 
 def _shared_derive(machine: Machine, catalog: Catalog) -> Topology:
