@@ -288,6 +288,18 @@ class DeviceItem(QGraphicsRectItem):
         self.canvas.open_device(self.rack_id, self.shape_info.device)
 
 
+def _move_arguments(info: _DragInfo, rack_id: str, face: str, u: int) -> dict[str, object]:
+    """``edits.move_device`` arguments for a mounted device dropped on ``face`` at U ``u`` of ``rack_id``."""
+    arguments: dict[str, object] = {"rack": info.rack, "device": info.device}
+    if face in ("left", "right"):
+        arguments["side"] = face  # a side channel: a 0U PDU
+    else:
+        arguments.update(position_u=u, face=face)
+    if rack_id != info.rack:
+        arguments["to_rack"] = rack_id
+    return arguments
+
+
 class RackRowCanvas(ZoomView):
     """The racks of one row; edits go through the document."""
 
@@ -571,15 +583,8 @@ class RackRowCanvas(ZoomView):
         if info is None or info.device is None or info.rack is None or rack_id == self._worked_out_rack:
             return
         self._worked_out_rack = rack_id
-        kwargs: dict[str, object] = {"rack": info.rack, "device": info.device}
-        if face in ("left", "right"):
-            kwargs["side"] = face
-        else:
-            kwargs.update(position_u=u, face=face)
-        if rack_id != info.rack:
-            kwargs["to_rack"] = rack_id
         try:
-            plan = edits.move_device(self.document.plan, **kwargs).plan  # type: ignore[arg-type]
+            plan = edits.move_device(self.document.plan, **_move_arguments(info, rack_id, face, u)).plan  # type: ignore[arg-type]
         except edits.EditRefused:
             return
         for touched in {info.rack, rack_id}:
@@ -620,14 +625,7 @@ class RackRowCanvas(ZoomView):
             group = [d for r, d in self.selected_devices() if r == info.rack]
             if info.device in group and len(group) > 1 and not side and rack_id == info.rack:
                 return self._move_group(info.rack, info.device, group, u)
-            kwargs: dict[str, object] = {"rack": info.rack, "device": info.device}
-            if side:
-                kwargs["side"] = side
-            else:
-                kwargs.update(position_u=position, face=mount_face)
-            if rack_id != info.rack:
-                kwargs["to_rack"] = rack_id
-            return doc.apply(edits.move_device, **kwargs) is not None
+            return doc.apply(edits.move_device, **_move_arguments(info, rack_id, face, u)) is not None
         part = catalog.get(info.part or "")
         if part is None:
             return False
