@@ -201,7 +201,15 @@ def test_fp8_is_twice_fp16(catalog: Catalog) -> None:
             continue
         assert gpu.fp8_tensor_tflops == pytest.approx(2 * dense16, rel=0.03), gpu.id
         checked.append(gpu.id)
-    assert {"rtx-4090", "l40s", "l4", "h100-pcie", "h100-sxm", "h200-sxm", "b200", "mi300x"} <= set(checked)
+    assert {"rtx-4090", "l40s", "l4", "h100-pcie", "h100-sxm", "h100-nvl", "h200-sxm", "b200", "mi300x"} <= set(checked)
+
+
+def test_h100_nvl_low_precision_is_per_gpu_and_dense(catalog: Catalog) -> None:
+    """NVIDIA H100 NVL column (94 GB, 350-400 W, one card): FP8 and INT8 3,341 with sparsity,
+    halved; not the launch material's figures for the two-card pair."""
+    gpu = _gpu(catalog, "h100-nvl")
+    assert (gpu.fp8_tensor_tflops, gpu.int8_tensor_tops) == (1670.5, 1670.5)
+    assert gpu.vram_gb == 94
 
 
 def test_nvidia_int8_is_twice_fp16_on_datacentre_and_workstation_cards(catalog: Catalog) -> None:
