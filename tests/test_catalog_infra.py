@@ -269,12 +269,20 @@ def test_server_psus_have_efficiency_and_inlet(catalog: Catalog) -> None:
         ("corsair-ax1600i", 1600, None, "iec-60320-c20"),
         # comptoir-hardware / hwlegend: PRIME TX-1300, 80 PLUS Titanium.
         ("seasonic-prime-tx-1300", 1300, "80plus-titanium", None),
+        # nexthardware PRIME PX-2200 review: 2200 W; no page read gives its 80 PLUS level or inlet.
+        ("seasonic-prime-px-2200", 2200, None, None),
     ],
 )
 def test_psu_figures(catalog: Catalog, part_id: str, watts: float, efficiency: str | None, inlet: str | None) -> None:
     psu = catalog.get_as(part_id, Psu)
     assert psu is not None, part_id
     assert (psu.watts, psu.efficiency, psu.inlet) == (watts, efficiency, inlet)
+
+
+def test_desktop_psus_span_850_to_2000_w(catalog: Catalog) -> None:
+    # Desktop (ATX) units are offered from 850 W up to the 2000 W class.
+    desktop = [p.watts for p in catalog.of_kind(Psu) if p.form == "atx"]
+    assert min(desktop) <= 850 and max(desktop) >= 2000, sorted(desktop)
 
 
 def test_psu_output_fits_its_inlet(catalog: Catalog) -> None:
