@@ -231,6 +231,12 @@ def test_sn4600c_is_two_units_high(catalog: Catalog) -> None:
     assert switch is not None and switch.height_u == 2
 
 
+def test_connectx7_typical_power(catalog: Catalog) -> None:
+    """NVIDIA ConnectX-7 user manual, Specifications: MCX75310AAS-NEAT 24.9 W typical with passive cables, Gen5 x16."""
+    nic = catalog.get_as("connectx-7-mcx75310aas-neat", Nic)
+    assert nic is not None and nic.tdp_w == 24.9
+
+
 def test_single_port_nics_fit_their_pcie_link(catalog: Catalog) -> None:
     # One port must not be faster than the card's PCIe link (GB/s per lane x lanes x 8 bit).
     nics = catalog.of_kind(Nic)
