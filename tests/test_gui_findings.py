@@ -17,10 +17,12 @@ from rackplanner.core import edits
 from rackplanner.core.catalog import Catalog
 from rackplanner.core.findings import SEVERITY_ORDER
 from rackplanner.core.fit import check_machine
+from rackplanner.core.generate import generate_row
 from rackplanner.core.mounting import rack_layout
 from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
 from rackplanner.core.rackpower import rack_power
+from rackplanner.core.rackreport import rack_report
 from rackplanner.core.topology import derive_topology
 from rackplanner.gui.document import PlanDocument
 from rackplanner.gui.findings_dock import FINDING_ROLE, FindingsDock, count_text
@@ -151,3 +153,27 @@ def test_empty_plan_and_machine_without_board(qtbot: QtBot, catalog: Catalog) ->
     doc.set_current_machine("bare")
     assert [r.data(0, FINDING_ROLE).code for r in dock.items()] == ["no-board"]
     assert dock.count_labels["error"].text() == "1 error"
+
+
+def test_rack_findings_whose_figures_change_keep_their_rows(qtbot: QtBot, catalog: Catalog) -> None:
+    # A generated row's rack is overloaded with a feed failed: its line-over-limit errors quote amps,
+    # so a GPU power limit changes their text but not the list's shape.
+    plan = generate_row(1, seed=1)
+    doc = PlanDocument(plan, catalog)
+    dock = open_dock(qtbot, doc)
+    rack = plan.racks[0]
+    before = rack_report(plan, rack.id, catalog).findings
+    dock.set_rack_findings(before)
+    rows = dock.items(dock.rack_group)
+    machine = next(d.machine for d in rack.devices if d.machine)
+    edited = edits.set_power_limit(plan, machine=machine, slot="gpu2", watts=200.0, catalog=catalog).plan
+    after = rack_report(edited, rack.id, catalog).findings
+    changed = [a.message for a, b in zip(before, after, strict=True) if a != b]
+    assert changed, "lowering one GPU's limit changes the failover currents the errors quote"
+    dock.set_rack_findings(after)
+    # The same row objects, now showing the new messages, in severity order.
+    assert dock.items(dock.rack_group) == rows
+    ordered = sorted(after, key=lambda f: SEVERITY_ORDER[f.severity])
+    assert [r.text(0) for r in rows] == [f.message for f in ordered]
+    assert [r.data(0, FINDING_ROLE) for r in rows] == ordered
+    assert not dock.rack_group.isHidden()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyqtgraph as pg
 import pytest
 import yaml
 from PySide6.QtCore import QEvent, QPointF, Qt
@@ -18,7 +17,7 @@ from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
 from rackplanner.core.rackpower import rack_power
 from rackplanner.gui.document import PlanDocument
-from rackplanner.gui.power_dock import OK_COLOUR, OVER_COLOUR, TIGHT_COLOUR, PowerDock
+from rackplanner.gui.power_dock import OK_COLOUR, OVER_COLOUR, TIGHT_COLOUR, PowerDock, _axis_ticks, _axis_top
 from tests.conftest import EXAMPLES
 from tests.guihelpers import screenshot_dir
 from tests.rackfixtures import build_catalog, mount_loads, rack_with_pdus
@@ -55,7 +54,7 @@ def core_currents(document: PlanDocument, scenario: str, pdu: str) -> list[float
 
 
 def bar_colour(dock: PowerDock, pdu: str, line: str) -> str:
-    return str(pg.mkBrush(dock.bars[(pdu, line)].opts["brush"]).color().name())
+    return dock.bar_colour(pdu, line)
 
 
 def test_normal_bars_equal_the_core_line_currents(
@@ -68,6 +67,8 @@ def test_normal_bars_equal_the_core_line_currents(
     # L1, L2, L3: 7.1, 7.1, 4.7 A (what `rackplanner power` prints for the example).
     assert heights(dock, "pdu-a") == pytest.approx(core_currents(document, "normal", "pdu-a"))
     assert heights(dock, "pdu-a") == pytest.approx([7.08, 7.08, 4.72], abs=0.01)
+    # Each bar carries its figure, to one decimal.
+    assert [dock.value_label("pdu-a", line) for line in LINES] == ["7.1 A", "7.1 A", "4.7 A"]
     assert heights(dock, "pdu-b") == pytest.approx(core_currents(document, "normal", "pdu-b"))
     power = rack_power(document.plan, "rack-1", catalog)
     # Below 80% of the 25.6 A limit: green.
@@ -110,6 +111,8 @@ def test_feed_a_failed_moves_the_load_to_pdu_b(
     # PDU A is dead: grey, "no power", no current.
     assert "pdu-a" in dock.dead_labels and dock.dead_labels["pdu-a"].textItem.toPlainText() == "no power"
     assert heights(dock, "pdu-a") == [0.0, 0.0, 0.0]
+    assert [dock.value_label("pdu-a", line) for line in LINES] == ["", "", ""]
+    assert [dock.value_label("pdu-b", line) for line in LINES] == ["14.2 A", "14.2 A", "9.4 A"]
     assert "no power" in dock.bars[("pdu-a", "L1")].toolTip()
     assert dock.breakers.item(0, 3).text() == "no power"
     assert dock.pdu_table.item(0, 2).text() == "no power"
@@ -137,6 +140,32 @@ def test_power_limit_lowers_the_bars_and_undo_restores_them(
     assert after[2] == pytest.approx(before[2])
     document.undo_stack.undo()
     assert heights(dock, "pdu-a") == pytest.approx(before)
+
+
+def test_the_amps_scale_is_round_and_stays_put_for_small_changes(
+    colo: tuple[PlanDocument, PowerDock], catalog: Catalog
+) -> None:
+    document, dock = colo
+    # AP8886 lines are derated to 25.6 A (catalog/pdu.yaml: 32 A x 0.8); the scale leaves room for
+    # twice that (a failed feed's load), 51.2 A, rounded up to 60 A with ticks every 10 A.
+    assert dock.plot.getViewBox().viewRange()[1] == pytest.approx([0.0, 60.0])
+    assert [value for value, _text in dock.plot.getAxis("left")._tickLevels[0]] == [0, 10, 20, 30, 40, 50]
+    assert dock.grid is not None and sorted(set(dock.grid.yData)) == [10, 20, 30, 40, 50]
+    # A lower GPU limit moves the bars, not the scale.
+    document.apply(edits.set_power_limit, machine="gpu-1", slot="gpu1", watts=200.0, catalog=catalog)
+    assert dock.plot.getViewBox().viewRange()[1] == pytest.approx([0.0, 60.0])
+
+
+def test_axis_top_rounds_up_to_a_round_figure() -> None:
+    # 2 x the limit, or 1.5 x the highest current where that is more, rounded up to 1, 1.5, 2, 2.5,
+    # 3, 4, 5, 6, 8 or 10 times a power of ten.
+    assert _axis_top([25.6], [14.2]) == 60.0
+    assert _axis_top([25.6], [47.4]) == 80.0  # 71.1 A
+    assert _axis_top([12.8], [3.0]) == 30.0  # 25.6 A
+    assert _axis_top([40.0], [0.0]) == 80.0
+    assert _axis_top([], []) == 1.0
+    assert _axis_ticks(60.0) == [0, 10, 20, 30, 40, 50, 60]
+    assert _axis_ticks(150.0) == [0, 25, 50, 75, 100, 125, 150]
 
 
 def test_hidden_dock_refreshes_when_shown(colo: tuple[PlanDocument, PowerDock], catalog: Catalog) -> None:

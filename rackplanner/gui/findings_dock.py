@@ -186,8 +186,10 @@ class FindingsDock(QDockWidget):
         for item in self.items():
             finding = item.data(0, FINDING_ROLE)
             font = item.font(0)
-            font.setBold(bool(chosen & set(finding.slots)))
-            item.setFont(0, font)
+            bold = bool(chosen & set(finding.slots))
+            if font.bold() != bold:
+                font.setBold(bold)
+                item.setFont(0, font)
 
     def set_rack_findings(self, findings: Sequence[RackFinding]) -> None:
         """Show rack findings in their own group below the machine's (an empty list hides the group)."""
@@ -195,23 +197,37 @@ class FindingsDock(QDockWidget):
             return
         self.rack_findings = list(findings)
         self._fill(self.rack_group, self.rack_findings)
-        self.rack_group.setHidden(not self.rack_findings)
+        if self.rack_group.isHidden() != (not self.rack_findings):
+            # Hiding a row, even one already hidden, lays out and measures every row again.
+            self.rack_group.setHidden(not self.rack_findings)
         self._update_counts()
 
     def _fill(self, group: QTreeWidgetItem, findings: Sequence[Finding | RackFinding]) -> None:
         self.tree.blockSignals(True)
-        group.takeChildren()
         ordered = sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
-        for finding in ordered:
-            item = QTreeWidgetItem(group, [finding.message])
-            item.setIcon(0, self.icons[finding.severity])
-            item.setData(0, FINDING_ROLE, finding)
-            item.setData(0, SEVERITY_ROLE, finding.severity)
-            where = _where(finding)
-            tip = f"{finding.severity.capitalize()} ({finding.code})\n{finding.message}"
-            item.setToolTip(0, tip + (f"\n{where}" if where else ""))
-        group.setExpanded(True)
+        rows = [row for i in range(group.childCount()) if (row := group.child(i)) is not None]
+        if [r.data(0, SEVERITY_ROLE) for r in rows] == [f.severity for f in ordered]:
+            # The same rows with new figures (a load changed): rows whose text changed are
+            # measured again, the others keep their place and height.
+            for row, finding in zip(rows, ordered, strict=True):
+                if row.data(0, FINDING_ROLE) != finding:
+                    self._show_finding(row, finding)
+        else:
+            group.takeChildren()
+            for finding in ordered:
+                self._show_finding(QTreeWidgetItem(group), finding)
+        if not group.isExpanded():
+            group.setExpanded(True)
         self.tree.blockSignals(False)
+
+    def _show_finding(self, item: QTreeWidgetItem, finding: Finding | RackFinding) -> None:
+        item.setText(0, finding.message)
+        item.setIcon(0, self.icons[finding.severity])
+        item.setData(0, FINDING_ROLE, finding)
+        item.setData(0, SEVERITY_ROLE, finding.severity)
+        where = _where(finding)
+        tip = f"{finding.severity.capitalize()} ({finding.code})\n{finding.message}"
+        item.setToolTip(0, tip + (f"\n{where}" if where else ""))
 
     def _update_counts(self) -> None:
         every: list[Finding | RackFinding] = [*self.findings, *self.rack_findings]

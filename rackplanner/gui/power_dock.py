@@ -10,17 +10,19 @@ from dataclasses import dataclass
 from html import escape
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPalette
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
     QGraphicsItem,
+    QGraphicsRectItem,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
+    QStyleOptionGraphicsItem,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -43,6 +45,8 @@ DEAD_COLOUR = QColor("#d5d7db")
 DEAD_TEXT = QColor("#5f6670")
 LIMIT_COLOUR = QColor("#8a1c1c")
 LABEL_FILL = QColor(255, 255, 255, 210)
+LABEL_TEXT = QColor("#1f2328")
+GRID_COLOUR = QColor("#cdd2d8")
 # Where a line counts as "near" its limit: a colour threshold of the display only, not a rule of the core.
 TIGHT_PERCENT = 80.0
 # A PDU whose lines differ from their average by more than this is flagged as unbalanced
@@ -158,6 +162,55 @@ def _note_label() -> QLabel:
     return label
 
 
+class _ValueLabel(QGraphicsItem):
+    """A bar's figure, centred above its top, the same size in pixels at any scale.
+
+    Qt draws it from one cached width (pyqtgraph's text item re-lays out a text document and
+    recomputes its transform on every change and paint, a good part of a frame for a chart's labels).
+    """
+
+    PAD_PX = 2
+
+    def __init__(self, font: QFont) -> None:
+        super().__init__()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        self._font = font
+        self._metrics = QFontMetrics(font)
+        self.text = ""
+        self._rect = QRectF()
+
+    def set_text(self, text: str) -> None:
+        if text == self.text:
+            return
+        self.prepareGeometryChange()
+        self.text = text
+        width = self._metrics.horizontalAdvance(text) + 2 * self.PAD_PX
+        height = self._metrics.height()
+        # Above the anchor point (the bar's top): y grows downwards in the label's own pixels.
+        self._rect = QRectF(-width / 2, -height - self.PAD_PX, width, height)
+
+    def boundingRect(self) -> QRectF:
+        return self._rect
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        painter.fillRect(self._rect, LABEL_FILL)
+        painter.setFont(self._font)
+        painter.setPen(LABEL_TEXT)
+        painter.drawText(self._rect, Qt.AlignmentFlag.AlignCenter, self.text)
+
+
+def _bar(x: float) -> QGraphicsRectItem:
+    """One line's bar (drawn by Qt itself: resizing and recolouring it costs next to nothing)."""
+    bar = QGraphicsRectItem(x - BAR_WIDTH / 2, 0.0, BAR_WIDTH, 0.0)
+    _colour_bar(bar, OK_COLOUR)
+    return bar
+
+
+def _colour_bar(bar: QGraphicsRectItem, colour: QColor) -> None:
+    bar.setBrush(colour)
+    bar.setPen(QPen(colour.darker(130), 0))  # width 0: one pixel at any scale
+
+
 @dataclass
 class _PduItems:
     """The chart items of one PDU, kept while its lines stay the same."""
@@ -165,23 +218,38 @@ class _PduItems:
     centre: float
     limit_a: float
     heading: pg.TextItem
-    bars: list[tuple[float, pg.BarGraphItem, pg.TextItem | None]]
+    bars: list[tuple[float, QGraphicsRectItem, _ValueLabel | None]]
     shade: pg.BarGraphItem | None = None
     dead_label: pg.TextItem | None = None
+
+
+# The amps axis tops out at one of these (times a power of ten): coarse steps, so adding or
+# moving a server seldom changes the scale, and each gives round tick marks.
+_NICE_TOPS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 
 
 def _axis_top(limits_a: list[float], currents_a: list[float]) -> float:
     """The top of the amps axis: one scale for every scenario, so switching shows the load move, not the axis.
 
     Set by the limits (twice the highest, room for a failed feed's doubled load) unless a current
-    goes beyond that, and rounded up to a whole 5 A: racks on the same PDUs share one scale, and a
-    small change of load leaves the axes as they are (redrawing them costs a third of a frame).
+    goes beyond that, and rounded up to a round figure: racks on the same PDUs share one scale,
+    and a change of load seldom changes it (redrawing the axes costs a third of a frame).
     """
     limit = max(limits_a, default=0.0)
     current = max(currents_a, default=0.0)
     # Head room above the bars for the value labels and the two-line PDU headings.
     wanted = max(limit * 2.0, current * 1.5, 1.0)
-    return float(math.ceil(wanted / 5) * 5)
+    power = 10.0 ** math.floor(math.log10(wanted))
+    return next(round(n * power, 9) for n in _NICE_TOPS if n * power >= wanted - 1e-9)
+
+
+def _axis_ticks(top: float) -> list[float]:
+    """Round tick values from zero to ``top``: five to eight of them."""
+    power = 10.0 ** math.floor(math.log10(top))
+    # The finest step that divides the top evenly with no more than eight intervals.
+    steps = [s * power for s in (0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0, 10.0)]
+    step = next(s for s in steps if top / s <= 8 + 1e-9 and abs(top / s - round(top / s)) < 1e-6)
+    return [round(i * step, 6) for i in range(round(top / step) + 1)]
 
 
 class PowerDock(LiveDock):
@@ -196,7 +264,7 @@ class PowerDock(LiveDock):
         self._drawn_scenario = ""
         self._top = 0.0  # the top of the amps axis as last set
         # What is drawn, by (PDU id, line): the bar items and their value labels.
-        self.bars: dict[tuple[str, str], pg.BarGraphItem] = {}
+        self.bars: dict[tuple[str, str], QGraphicsRectItem] = {}
         self.limit_marks: pg.PlotDataItem | None = None
         self.dead_labels: dict[str, pg.TextItem] = {}
         self._groups: list[_PduItems] = []
@@ -235,7 +303,10 @@ class PowerDock(LiveDock):
         self.plot.setFixedHeight(230)
         self.plot.setLabel("left", "Current", units="A")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
-        self.plot.showGrid(x=False, y=True, alpha=0.25)
+        # The grid is drawn as one item of plain lines at the ticks: the axis's own grid, redrawn
+        # with every change of scale, took most of a frame.
+        self.grid: pg.PlotDataItem | None = None
+        self._x_span = (0.0, 1.0)
         for side in ("left", "bottom"):
             # The axes (with the grid) stay put while bars move: kept as pixmaps, not replayed every frame.
             self.plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
@@ -350,7 +421,9 @@ class PowerDock(LiveDock):
             self.bars = {}
             self.dead_labels = {}
             self.limit_marks = None
+            self.grid = None
             self.plot.getAxis("bottom").setTicks([[]])
+            self.plot.getAxis("left").setTicks(None)
             plot.setYRange(0, 1)
             self._top = 1.0
             return
@@ -362,6 +435,7 @@ class PowerDock(LiveDock):
             # Items are made again only when PDUs, lines or limits change; a load change updates them.
             self._build_plot(result)
             self._shape = shape
+            self._top = 0.0  # the grid is new: draw it and the scale
         top = _axis_top(
             [line.limit_a for s in power.scenarios for p in s.pdus for line in p.lines],
             [line.current_a for s in power.scenarios for p in s.pdus for line in p.lines],
@@ -375,9 +449,21 @@ class PowerDock(LiveDock):
             for line, (x, bar, label) in zip(pdu.lines, group.bars, strict=True):
                 self._update_bar(pdu, x, bar, label, line.line, line.current_a, line.limit_a, line.percent, line.over)
         if top != self._top:
-            # Setting even the same range makes the axes and grid draw again (a third of a frame).
+            # Setting even the same range makes the axes draw again (a third of a frame).
             self._top = top
             plot.setYRange(0, top, padding=0)
+            # The top itself unlabelled: its figure would be cut in half by the plot's edge.
+            ticks = _axis_ticks(top)[:-1]
+            self.plot.getAxis("left").setTicks([[(value, f"{value:g}") for value in ticks]])
+            self._draw_grid(ticks)
+
+    def _draw_grid(self, ticks: list[float]) -> None:
+        if self.grid is None:
+            return
+        left, right = self._x_span
+        xs = [x for value in ticks[1:] for x in (left, right)]
+        ys = [y for value in ticks[1:] for y in (value, value)]
+        self.grid.setData(xs, ys, connect="pairs")
 
     def _build_plot(self, result: ScenarioResult) -> None:
         plot = self.plot.getPlotItem()
@@ -391,15 +477,15 @@ class PowerDock(LiveDock):
         x = 0.0
         for pdu in result.pdus:
             first = x
-            bars: list[tuple[float, pg.BarGraphItem, pg.TextItem | None]] = []
+            bars: list[tuple[float, QGraphicsRectItem, _ValueLabel | None]] = []
             for line in pdu.lines:
                 ticks.append((x, line.line))
-                bar = pg.BarGraphItem(x=[x], height=[0.0], width=BAR_WIDTH, brush=OK_COLOUR)
+                bar = _bar(x)
                 plot.addItem(bar)
                 label = None
                 if pdu.alive:
                     # A light backing keeps the figure readable where it meets the limit mark.
-                    label = pg.TextItem("", color=QColor("#1f2328"), anchor=(0.5, 1), fill=LABEL_FILL)
+                    label = _ValueLabel(self.plot.font())
                     label.setZValue(10)
                     plot.addItem(label)
                 bars.append((x, bar, label))
@@ -440,15 +526,19 @@ class PowerDock(LiveDock):
             self.limit_marks = pg.PlotDataItem(mark_x, mark_y, connect="pairs", pen=pg.mkPen(LIMIT_COLOUR, width=2))
             self.limit_marks.setZValue(5)
             plot.addItem(self.limit_marks)
+        self.grid = pg.PlotDataItem([], [], pen=pg.mkPen(GRID_COLOUR, width=1), antialias=False)
+        self.grid.setZValue(-20)
+        plot.addItem(self.grid)
         self.plot.getAxis("bottom").setTicks([ticks])
-        plot.setXRange(-0.7, x - GROUP_GAP - 1 + 0.7, padding=0)
+        self._x_span = (-0.7, x - GROUP_GAP - 1 + 0.7)
+        plot.setXRange(*self._x_span, padding=0)
 
     @staticmethod
     def _update_bar(
         pdu: PduLoad,
         x: float,
-        bar: pg.BarGraphItem,
-        label: pg.TextItem | None,
+        bar: QGraphicsRectItem,
+        label: _ValueLabel | None,
         line: str,
         amps: float,
         limit: float,
@@ -456,19 +546,33 @@ class PowerDock(LiveDock):
         over: bool,
     ) -> None:
         colour = load_colour(percent, over) if pdu.alive else DEAD_COLOUR
-        bar.setOpts(height=[amps], brush=colour, pen=pg.mkPen(colour.darker(130)))
+        bar.setRect(x - BAR_WIDTH / 2, 0.0, BAR_WIDTH, amps)
+        if bar.brush().color() != colour:
+            _colour_bar(bar, colour)
         if pdu.alive:
             state = "over the limit" if over else f"{percent:.0f}% of the limit"
             bar.setToolTip(f"{pdu.name} {line}: {amps:.1f} A, {state}\nLimit {limit:.1f} A: {pdu.limit_basis}")
         else:
             bar.setToolTip(f"{pdu.name} {line}: no power, its feed is down")
         if label is not None:
-            label.setText(f"{amps:.1f} A")
+            label.set_text(f"{amps:.1f} A")
             label.setPos(x, amps)
 
     def bar_height(self, pdu: str, line: str) -> float:
         """The drawn height of a bar in A (what the chart shows, for checks)."""
-        return float(self.bars[(pdu, line)].opts["height"][0])
+        return float(self.bars[(pdu, line)].rect().height())
+
+    def bar_colour(self, pdu: str, line: str) -> str:
+        """The colour a bar is filled with, as #rrggbb (for checks)."""
+        return str(self.bars[(pdu, line)].brush().color().name())
+
+    def value_label(self, pdu: str, line: str) -> str:
+        """The figure written above a bar ("" on a dead PDU's)."""
+        for group in self._groups:
+            for _x, bar, label in group.bars:
+                if bar is self.bars[(pdu, line)]:
+                    return label.text if label is not None else ""
+        raise KeyError((pdu, line))
 
     def _fill_breakers(self, result: ScenarioResult) -> None:
         rows = [(pdu, b) for pdu in result.pdus for b in pdu.breakers]
