@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from PySide6.QtCore import QPointF, QRectF, QSize, QSizeF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, QSize, QSizeF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QBrush,
@@ -27,6 +27,8 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPen,
     QResizeEvent,
+    QStaticText,
+    QTransform,
 )
 from PySide6.QtWidgets import (
     QDialog,
@@ -34,7 +36,6 @@ from PySide6.QtWidgets import (
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsScene,
-    QGraphicsSimpleTextItem,
     QGraphicsView,
     QHBoxLayout,
     QLabel,
@@ -58,6 +59,7 @@ from rackplanner.core.topology import LEGEND, PairPath, Topology, derive_topolog
 from rackplanner.gui import colors
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.live_dock import LiveDock
+from rackplanner.gui.static_text import StaticTextItem, static_text
 from rackplanner.gui.zoom_view import ZoomView
 
 DEVICE_KINDS = ("gpu", "nic", "nvme")
@@ -319,17 +321,22 @@ def _layout(
 
 @dataclass(frozen=True)
 class _Text:
-    baseline: QPointF
+    top_left: QPointF
     text: str
     font: QFont
     color: QColor
+    # Shaped once and kept: drawing it again costs no text layout.
+    static: QStaticText = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "static", static_text(self.text))
 
 
 def _draw_texts(painter: QPainter, texts: list[_Text]) -> None:
     for line in texts:
         painter.setFont(line.font)
         painter.setPen(line.color)
-        painter.drawText(line.baseline, line.text)
+        painter.drawStaticText(line.top_left, line.static)
 
 
 class _TextPath(QGraphicsPathItem):
@@ -364,7 +371,7 @@ class _Box(_TextPath):
         path.addRoundedRect(rect, _RADIUS, _RADIUS)
         super().__init__(path)
         self.node = node
-        self.badge: QGraphicsSimpleTextItem | None = None
+        self.badge: StaticTextItem | None = None
         self.setToolTip(node.tooltip)
         self.setZValue(3)
         if node.kind in DEVICE_KINDS:
@@ -414,6 +421,15 @@ class DiagramScene(QGraphicsScene):
         # Rough (width, height) of the drawing with devices in columns (True) and side by side (False).
         self.extents: dict[bool, tuple[float, float]] = {}
         self.stacked = True
+
+    def prepare_texts(self, transform: QTransform) -> None:
+        """Lay out every text for a view of this scale now, so the first paint of the scene has less to do."""
+        for item in self.items():
+            if isinstance(item, _TextPath | _Label):
+                for line in item.texts:
+                    line.static.prepare(transform, line.font)
+            elif isinstance(item, StaticTextItem):
+                item.prepare(transform)
 
     def reset(self) -> None:
         """Nothing drawn."""
@@ -499,7 +515,7 @@ class DiagramScene(QGraphicsScene):
 
     def _text(self, parent: _TextPath | _Label, text: str, font: QFont, color: QColor, x: float, y: float) -> None:
         """A line of text with its top left at (x, y), drawn by ``parent``."""
-        parent.texts.append(_Text(QPointF(x, y + QFontMetricsF(font).ascent()), text, font, color))
+        parent.texts.append(_Text(QPointF(x, y), text, font, color))
 
     def _add_box(self, node: _Node, box_w: float, box_h: float, fonts: _Fonts) -> None:
         rect = QRectF(node.x - box_w / 2, node.y, box_w, box_h)
@@ -523,7 +539,7 @@ class DiagramScene(QGraphicsScene):
             self._text(box, shown, font, color, rect.left() + _PAD, y)
             y += fonts.line_h
         if node.kind in DEVICE_KINDS:
-            badge = QGraphicsSimpleTextItem("", box)
+            badge = StaticTextItem("", box)
             badge.setFont(fonts.bold)
             badge.setBrush(colors.TEXT)
             badge.setPos(rect.right() - _PAD, rect.top() + _PAD)
@@ -599,7 +615,7 @@ class DiagramScene(QGraphicsScene):
             line.setToolTip(f"{link} between socket {a.id[-1]} and socket {b.id[-1]}")
             self.addItem(line)
             w = fonts.fm.horizontalAdvance(link)
-            text = QGraphicsSimpleTextItem(link)
+            text = StaticTextItem(link)
             text.setFont(fonts.normal)
             text.setBrush(colors.TEXT)
             text.setPos((x0 + x1) / 2 - w / 2, y - fonts.line_h - 4)
@@ -789,10 +805,16 @@ class DiagramView(ZoomView):
         if rect.isEmpty():
             return
         self.resetTransform()
-        view = self.viewport().rect()
-        scale = min(view.width() / rect.width(), view.height() / rect.height(), 1.0) * 0.98
+        scale = self.scale_for(rect)
         self.scale(scale, scale)
         self.centerOn(rect.center())
+
+    def scale_for(self, rect: QRectF) -> float:
+        """The scale the view shows a scene of this size at: fitted, or as the user zoomed it."""
+        if not self.auto_fit:
+            return self.transform().m11()
+        view = self.viewport().rect()
+        return min(view.width() / rect.width(), view.height() / rect.height(), 1.0) * 0.98
 
     def zoom(self, factor: float) -> None:
         self.auto_fit = False
@@ -1065,7 +1087,8 @@ class BlockDiagramDock(LiveDock):
             # Drawn while the card was hovering over this slot: shown now at no cost.
             old, self.scene = self.scene, prepared.scene
             self.view.setScene(self.scene)
-            old.deleteLater()
+            # Taking a scene apart costs as much as painting one: done once the drop is on screen.
+            QTimer.singleShot(500, old, old.deleteLater)
         else:
             if prepared is not None:
                 prepared.scene.deleteLater()
@@ -1100,6 +1123,9 @@ class BlockDiagramDock(LiveDock):
             self._prepared.scene.deleteLater()
         scene = DiagramScene(self)
         scene.build(machine, board, topo, catalog, self.font(), room)
+        if not scene.sceneRect().isEmpty():
+            scale = self.view.scale_for(scene.sceneRect())
+            scene.prepare_texts(QTransform.fromScale(scale, scale))
         self._prepared = _Prepared(topo, room, scene)
 
     def _show_notes(self, topo: Topology) -> None:

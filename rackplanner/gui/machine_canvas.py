@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
     QGraphicsRectItem,
+    QGraphicsScene,
     QGraphicsSceneMouseEvent,
-    QGraphicsSimpleTextItem,
     QInputDialog,
     QMenu,
     QStyleOptionGraphicsItem,
@@ -48,6 +48,7 @@ from rackplanner.core.plan import PartCount
 from rackplanner.core.resolve import board_of, chassis_of
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.mime import card_from_mime, card_mime, part_from_mime
+from rackplanner.gui.static_text import StaticTextItem
 from rackplanner.gui.zoom_view import ZoomView
 
 SLOT_PITCH_MM = 20.32  # ATX expansion slot pitch, 0.8 in
@@ -119,7 +120,7 @@ class CardItem(QGraphicsRectItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setCursor(Qt.CursorShape.OpenHandCursor)
         self.setZValue(3)
-        label = QGraphicsSimpleTextItem(text, self)
+        label = StaticTextItem(text, self)
         label.setBrush(QBrush(QColor("white")))
         font = QFont()
         font.setPointSizeF(5.5)
@@ -201,7 +202,7 @@ class MachineCanvas(ZoomView):
         catalog = self.document.catalog
         board = board_of(machine, catalog) if machine else None
         if machine is None or board is None:
-            text = scene.addSimpleText("No board yet: drag a board or server from the catalog here.")
+            text = _add_text(scene, "No board yet: drag a board or server from the catalog here.")
             text.setBrush(QBrush(QColor("#444444")))
             self.board_rect = QRectF(-20, -20, 300, 60)
             scene.setSceneRect(self.board_rect)
@@ -216,7 +217,7 @@ class MachineCanvas(ZoomView):
         board_item = scene.addRect(self.board_rect, QPen(BOARD_EDGE, 1.2), QBrush(BOARD_FILL))
         board_item.setZValue(0)
         board_item.setToolTip(f"{board.vendor} {board.model} ({board.form_factor})")
-        title = scene.addSimpleText(f"{board.vendor} {board.model}")
+        title = _add_text(scene, f"{board.vendor} {board.model}")
         title.setBrush(QBrush(QColor("white")))
         title.setPos(self.board_rect.left() + 4, self.board_rect.top() + 2)
         _small(title, 6.5)
@@ -225,7 +226,7 @@ class MachineCanvas(ZoomView):
             item = SlotItem(geo.slot, geo.rect)
             scene.addItem(item)
             self.slot_items[geo.slot.id] = item
-            label = scene.addSimpleText(_slot_label(geo.slot, LABEL_WIDTH_MM - 4))
+            label = _add_text(scene, _slot_label(geo.slot, LABEL_WIDTH_MM - 4))
             label.setBrush(QBrush(SLOT_TEXT))
             _small(label, 5.0)
             label.setPos(geo.rect.left() - LABEL_WIDTH_MM + 2, geo.rect.top() - 1)
@@ -256,7 +257,7 @@ class MachineCanvas(ZoomView):
             fill = QColor("#c9ccd1" if occupied else "#5b6b66")
             item = scene.addRect(rect, QPen(QColor("#777777"), 0.8), QBrush(fill))
             item.setToolTip(f"Socket {socket} ({board.cpu_socket}): {cpu.model if occupied and cpu else 'empty'}")
-            text = scene.addSimpleText(f"CPU{socket}\n{cpu.model if occupied and cpu else board.cpu_socket}")
+            text = _add_text(scene, f"CPU{socket}\n{cpu.model if occupied and cpu else board.cpu_socket}")
             _small(text, 5.0)
             text.setPos(x + 3, y + 3)
             for n in range(per_socket):
@@ -274,7 +275,7 @@ class MachineCanvas(ZoomView):
         bottom = max(g.rect.bottom() for g in pcie) + 3 * SLOT_PITCH_MM
         pen = QPen(CASE_LIMIT, 1.0, Qt.PenStyle.DashLine)
         self.scene().addLine(x, top, x, bottom, pen).setZValue(4)
-        text = self.scene().addSimpleText(f"{chassis.model}: cards up to {chassis.max_gpu_length_mm:g} mm")
+        text = _add_text(self.scene(), f"{chassis.model}: cards up to {chassis.max_gpu_length_mm:g} mm")
         text.setBrush(QBrush(CASE_LIMIT))
         _small(text, 5.0)
         text.setPos(x + 2, top - 2)
@@ -648,7 +649,13 @@ class MachineCanvas(ZoomView):
             self._apply(edits.set_power_limit, slot=slot_id, watts=float(watts))
 
 
-def _small(item: QGraphicsSimpleTextItem, points: float) -> None:
+def _add_text(scene: QGraphicsScene, text: str) -> StaticTextItem:
+    item = StaticTextItem(text)
+    scene.addItem(item)
+    return item
+
+
+def _small(item: StaticTextItem, points: float) -> None:
     font = QFont()
     font.setPointSizeF(points)
     item.setFont(font)
