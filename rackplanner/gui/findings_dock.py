@@ -110,6 +110,10 @@ class FindingsDock(QDockWidget):
             icon = QLabel(body)
             icon.setPixmap(self.icons[sev].pixmap(16, 16))
             label = QLabel(body)
+            # Room for "999 warnings" from the start: a count that grows would otherwise lay out the
+            # dock, and with it the window's docks, again.
+            metrics = label.fontMetrics()
+            label.setFixedSize(metrics.horizontalAdvance(count_text(sev, 999)) + 4, metrics.height() + 2)
             header.addWidget(icon)
             header.addWidget(label)
             header.addSpacing(8)
