@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QMessageBox, QToolBar, QToolTip
 from pytestqt.qtbot import QtBot
 
 from rackplanner.core import edits
@@ -175,3 +176,36 @@ def test_screenshot_of_the_main_window(qtbot: QtBot, tmp_path: Path, catalog: Ca
     print(f"screenshot: {path}")
     assert path.stat().st_size > 10_000
     assert window.windowTitle().startswith("sys-4028gr-trt2-8gpu.json")
+
+
+def test_toolbar_undo_names_the_edit_and_follows_the_stack_without_changing_the_action(
+    qtbot: QtBot, tmp_path: Path, catalog: Catalog
+) -> None:
+    window = make_window(tmp_path, catalog, SERVER)
+    keep(qtbot, window)
+    window.show()
+    qtbot.waitExposed(window)
+    toolbar = window.findChild(QToolBar, "main-toolbar")
+    assert toolbar is not None
+    undo = next(a for a in toolbar.actions() if a.text() == "Undo")
+    button = toolbar.widgetForAction(undo)
+    assert button is not None
+    assert not button.isEnabled()  # nothing to undo in a plan just opened
+    changes: list[bool] = []
+    undo.changed.connect(lambda: changes.append(True))
+    window.document.apply(edits.set_power_limit, machine="trainer", slot="gpu1", watts=200.0, catalog=catalog)
+    window.document.apply(edits.set_power_limit, machine="trainer", slot="gpu2", watts=200.0, catalog=catalog)
+    # The button is enabled and the label stays "Undo"; the action itself never changed.
+    assert button.isEnabled() and undo.text() == "Undo" and changes == []
+    point = button.rect().center()
+    QApplication.sendEvent(button, QHelpEvent(QEvent.Type.ToolTip, point, button.mapToGlobal(point)))
+    assert QToolTip.isVisible()
+    assert QToolTip.text() == f"Undo {window.document.undo_stack.undoText()}"
+    assert window.document.undo_stack.undoText()  # the edit's own description, not an empty string
+    QToolTip.hideText()
+    # Clicking the button undoes the last edit; with nothing left to undo it is disabled again.
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert not window.document.undo_stack.canUndo() and not button.isEnabled()
+    card = window.document.plan.machines[0].card_in("gpu1")
+    assert card is not None and card.power_limit_w is None

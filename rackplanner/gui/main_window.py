@@ -7,8 +7,17 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QHelpEvent,
+    QIcon,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -19,6 +28,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QTabBar,
     QTabWidget,
+    QToolTip,
     QUndoView,
     QWidget,
 )
@@ -66,10 +76,24 @@ def autosave_intervals() -> tuple[int, int]:
 
 
 class _LabelledAction(QAction):
-    """A toolbar action with a fixed label whose tooltip says what it would do."""
+    """A toolbar action with a fixed label whose tooltip says what it would do.
+
+    The tooltip is given when asked for, not set on the action: any change to an action, its
+    tooltip included, lays out the toolbar and with it the whole window, on every edit.
+    """
+
+    def __init__(self, icon: QIcon, text: str, parent: QObject) -> None:
+        super().__init__(icon, text, parent)
+        self.description = text
 
     def describe(self, what: str) -> None:
-        self.setToolTip(f"{self.text()} {what}".strip())
+        self.description = f"{self.text()} {what}".strip()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent) and isinstance(watched, QWidget):
+            QToolTip.showText(event.globalPos(), self.description, watched)
+            return True
+        return False
 
 
 class MainWindow(QMainWindow):
@@ -189,8 +213,19 @@ class MainWindow(QMainWindow):
         for action in (self.new_action, self.open_action, self.save_action):
             toolbar.addAction(action)
         toolbar.addSeparator()
-        for action in self._toolbar_undo_actions():
+        stack = self.document.undo_stack
+        for action, can_changed, can in (
+            (self._toolbar_action("Undo", self.undo_action, stack.undo), stack.canUndoChanged, stack.canUndo),
+            (self._toolbar_action("Redo", self.redo_action, stack.redo), stack.canRedoChanged, stack.canRedo),
+        ):
             toolbar.addAction(action)
+            button = toolbar.widgetForAction(action)
+            assert button is not None
+            button.installEventFilter(action)
+            # The button, not the action, is enabled and disabled: any change to an action lays out
+            # the toolbar and the whole window again.
+            button.setEnabled(can())
+            can_changed.connect(button.setEnabled)
         toolbar.addSeparator()
         toolbar.addAction(self.fit_action)
 
@@ -200,26 +235,18 @@ class MainWindow(QMainWindow):
 
         export_bom(self)
 
-    def _toolbar_undo_actions(self) -> tuple[QAction, QAction]:
-        """Undo and Redo for the toolbar: a fixed label (what they undo is in the tooltip and the Edit menu).
+    def _toolbar_action(self, label: str, full: QAction, trigger: Callable[[], None]) -> _LabelledAction:
+        """Undo or Redo for the toolbar: a fixed label (what it undoes is in the tooltip and the Edit menu).
 
         The stack's own actions rename themselves after every edit ("Undo Place …"), which would
         resize the toolbar and relayout the whole window on every drop.
         """
         stack = self.document.undo_stack
-        pairs = []
-        for label, full, trigger, can_changed, text_changed, can in (
-            ("Undo", self.undo_action, stack.undo, stack.canUndoChanged, stack.undoTextChanged, stack.canUndo),
-            ("Redo", self.redo_action, stack.redo, stack.canRedoChanged, stack.redoTextChanged, stack.canRedo),
-        ):
-            proxy = _LabelledAction(full.icon(), label, self)
-            proxy.triggered.connect(trigger)
-            proxy.setEnabled(can())
-            # Bound to the action's own slots, so the connections end when the window (and action) goes.
-            can_changed.connect(proxy.setEnabled)
-            text_changed.connect(proxy.describe)
-            pairs.append(proxy)
-        return pairs[0], pairs[1]
+        proxy = _LabelledAction(full.icon(), label, self)
+        proxy.triggered.connect(trigger)
+        # Bound to the action's own slot, so the connection ends when the window (and action) goes.
+        (stack.undoTextChanged if label == "Undo" else stack.redoTextChanged).connect(proxy.describe)
+        return proxy
 
     def _build_docks(self) -> None:
         """The docks, in tabbed groups: catalog and machine on the left, the diagram and the lists on the right."""
