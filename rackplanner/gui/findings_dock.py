@@ -52,9 +52,16 @@ class _WrapDelegate(QStyledItemDelegate):
         super().__init__(tree)
         self.tree = tree
         self._heights: dict[tuple[str, int, bool], int] = {}
+        self._base_heights: dict[tuple[bool, bool], int] = {}
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        base = super().sizeHint(option, index)
+        bold = index.data(Qt.ItemDataRole.FontRole)
+        is_bold = isinstance(bold, QFont) and bold.bold()
+        shape = (is_bold, index.data(Qt.ItemDataRole.DecorationRole) is not None)
+        if shape not in self._base_heights:
+            # The one-line height (icon, padding) is the same for every row of a weight, with or without an icon.
+            self._base_heights[shape] = super().sizeHint(option, index).height()
+        base_height = self._base_heights[shape]
         depth = 0
         parent = index.parent()
         while parent.isValid():
@@ -63,8 +70,6 @@ class _WrapDelegate(QStyledItemDelegate):
         icon = self.tree.iconSize().width() + 8
         width = self.tree.viewport().width() - self.tree.indentation() * (depth + 1) - icon - 12
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
-        bold = index.data(Qt.ItemDataRole.FontRole)
-        is_bold = isinstance(bold, QFont) and bold.bold()
         key = (text, max(80, width), is_bold)
         if key not in self._heights:
             # Wrapping a message is the costly part of a relayout; the same text at the same width
@@ -74,7 +79,7 @@ class _WrapDelegate(QStyledItemDelegate):
             if len(self._heights) > 2000:
                 self._heights.clear()
             self._heights[key] = rect.height()
-        return QSize(max(80, width), max(base.height(), self._heights[key] + 8))
+        return QSize(max(80, width), max(base_height, self._heights[key] + 8))
 
 
 class _FindingsTree(QTreeWidget):
@@ -213,9 +218,16 @@ class FindingsDock(QDockWidget):
         if [r.data(0, SEVERITY_ROLE) for r in rows] == [f.severity for f in ordered]:
             # The same rows with new figures (a load changed): rows whose text changed are
             # measured again, the others keep their place and height.
+            model = self.tree.model()
             for row, finding in zip(rows, ordered, strict=True):
-                if row.data(0, FINDING_ROLE) != finding:
-                    self._show_finding(row, finding)
+                if row.data(0, FINDING_ROLE) == finding:
+                    continue
+                # The view measures a row again on every change it hears of; only the text
+                # changes its size or look, so the rest is set without telling it.
+                model.blockSignals(True)
+                self._show_finding(row, finding, text=False)
+                model.blockSignals(False)
+                row.setText(0, finding.message)
         else:
             group.takeChildren()
             for finding in ordered:
@@ -224,8 +236,9 @@ class FindingsDock(QDockWidget):
             group.setExpanded(True)
         self.tree.blockSignals(False)
 
-    def _show_finding(self, item: QTreeWidgetItem, finding: Finding | RackFinding) -> None:
-        item.setText(0, finding.message)
+    def _show_finding(self, item: QTreeWidgetItem, finding: Finding | RackFinding, *, text: bool = True) -> None:
+        if text:
+            item.setText(0, finding.message)
         item.setIcon(0, self.icons[finding.severity])
         item.setData(0, FINDING_ROLE, finding)
         item.setData(0, SEVERITY_ROLE, finding.severity)

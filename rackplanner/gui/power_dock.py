@@ -6,7 +6,7 @@ Every figure comes from ``rackplanner.core.rackpower.rack_power``; the dock only
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 import pyqtgraph as pg
@@ -102,17 +102,50 @@ def current_rack_power(document: PlanDocument) -> RackPower | None:
     return rack_power(document.plan, rack.id, document.catalog)
 
 
-def _cell(text: str, *, right: bool = False, tooltip: str = "") -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    if right:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    if tooltip:
-        item.setToolTip(tooltip)
-    return item
+@dataclass(frozen=True)
+class _Cell:
+    """What one table cell shows; compared as plain values, so unchanged cells are found cheaply."""
+
+    text: str
+    right: bool = False
+    tooltip: str = ""
+    background: QColor | None = None
+    foreground: QColor | None = None
+
+    def item(self) -> QTableWidgetItem:
+        item = QTableWidgetItem(self.text)
+        if self.right:
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if self.tooltip:
+            item.setToolTip(self.tooltip)
+        if self.background is not None:
+            item.setBackground(self.background)
+        if self.foreground is not None:
+            item.setForeground(self.foreground)
+        return item
 
 
-def _table(headers: list[str]) -> QTableWidget:
-    table = QTableWidget(0, len(headers))
+def _cell(text: str, *, right: bool = False, tooltip: str = "") -> _Cell:
+    return _Cell(text, right, tooltip)
+
+
+def _tinted(cell: _Cell, colour: QColor) -> _Cell:
+    """The cell on a light wash of ``colour``."""
+    wash = QColor(colour)
+    wash.setAlpha(70)
+    return replace(cell, background=wash)
+
+
+class _CellTable(QTableWidget):
+    """A read-only table that remembers what its cells show."""
+
+    def __init__(self, rows: int, columns: int) -> None:
+        super().__init__(rows, columns)
+        self.shown: list[list[_Cell]] = []
+
+
+def _table(headers: list[str]) -> _CellTable:
+    table = _CellTable(0, len(headers))
     table.setHorizontalHeaderLabels(headers)
     table.verticalHeader().setVisible(False)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -128,17 +161,20 @@ def _table(headers: list[str]) -> QTableWidget:
     return table
 
 
-def fill_table(table: QTableWidget, rows: list[list[QTableWidgetItem]]) -> None:
-    """Put rows of cells in a table; texts that did not change are left alone (resizing is what costs)."""
+def fill_table(table: _CellTable, rows: list[list[_Cell]]) -> None:
+    """Put rows of cells in a table; cells that did not change are left alone (resizing is what costs)."""
+    if rows == table.shown:
+        return
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
     table.setRowCount(len(rows))
     for row, cells in enumerate(rows):
+        old = table.shown[row] if row < len(table.shown) else []
         for column, cell in enumerate(cells):
-            old = table.item(row, column)
-            if old is not None and same_cell(old, cell):
+            if column < len(old) and old[column] == cell:
                 continue
-            table.setItem(row, column, cell)
+            table.setItem(row, column, cell.item())
+    table.shown = rows
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
     fit_table_height(table)
@@ -403,12 +439,10 @@ class PowerDock(LiveDock):
         for button in self.scenario_buttons.values():
             button.setEnabled(False)
         self._draw_lines(None, None)
-        self.breakers.setRowCount(0)
-        fit_table_height(self.breakers)
+        fill_table(self.breakers, [])
         self.breaker_note.setText("")
         self.totals.setText("Add a rack with PDUs to see the load on each phase.")
-        self.pdu_table.setRowCount(0)
-        fit_table_height(self.pdu_table)
+        fill_table(self.pdu_table, [])
         self.unpowered.setText("")
         self.outlets.setText("")
 
@@ -576,7 +610,7 @@ class PowerDock(LiveDock):
 
     def _fill_breakers(self, result: ScenarioResult) -> None:
         rows = [(pdu, b) for pdu in result.pdus for b in pdu.breakers]
-        table_rows: list[list[QTableWidgetItem]] = []
+        table_rows: list[list[_Cell]] = []
         unknown = 0
         for pdu, b in rows:
             if b.breaker_a is None:
@@ -599,12 +633,9 @@ class PowerDock(LiveDock):
                 _cell(load, right=True),
             ]
             if pdu.alive and b.percent is not None:
-                colour = QColor(load_colour(b.percent, b.over))
-                colour.setAlpha(70)
-                cells[5].setBackground(colour)
+                cells[5] = _tinted(cells[5], load_colour(b.percent, b.over))
             if not pdu.alive:
-                for cell in cells:
-                    cell.setForeground(DEAD_TEXT)
+                cells = [replace(cell, foreground=DEAD_TEXT) for cell in cells]
             table_rows.append(cells)
         fill_table(self.breakers, table_rows)
         self.breaker_note.setVisible(unknown > 0 or not rows)
@@ -630,7 +661,7 @@ class PowerDock(LiveDock):
             f"{power.load_w / 1000:,.2f} kW, {power.load_va / 1000:,.2f} kVA at power factor "
             f"{power.power_factor:g}, {power.heat_btu_hr:,.0f} BTU/hr (maximum draw of everything in the rack)"
         )
-        table_rows: list[list[QTableWidgetItem]] = []
+        table_rows: list[list[_Cell]] = []
         for pdu in result.pdus:
             feed = pdu.side or ("none" if pdu.feed is None else "?")
             if pdu.alive:
@@ -648,16 +679,11 @@ class PowerDock(LiveDock):
             ]
             if pdu.alive and pdu.usable_va > 0:
                 share = pdu.load_va / pdu.usable_va * 100
-                colour = QColor(load_colour(share, pdu.load_va > pdu.usable_va))
-                colour.setAlpha(70)
-                cells[2].setBackground(colour)
+                cells[2] = _tinted(cells[2], load_colour(share, pdu.load_va > pdu.usable_va))
             if pdu.alive and pdu.imbalance_percent > UNBALANCED_PERCENT:
-                colour = QColor(TIGHT_COLOUR)
-                colour.setAlpha(70)
-                cells[3].setBackground(colour)
+                cells[3] = _tinted(cells[3], TIGHT_COLOUR)
             if not pdu.alive:
-                for cell in cells:
-                    cell.setForeground(DEAD_TEXT)
+                cells = [replace(cell, foreground=DEAD_TEXT) for cell in cells]
             table_rows.append(cells)
         fill_table(self.pdu_table, table_rows)
         self.outlets.setText("Outlets used: " + "; ".join(self.outlets_used(power, p) for p in result.pdus))
