@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,18 @@ def test_toolbar_undo_names_the_edit_and_follows_the_stack_without_changing_the_
     assert not window.document.undo_stack.canUndo() and not button.isEnabled()
     card = window.document.plan.machines[0].card_in("gpu1")
     assert card is not None and card.power_limit_w is None
+
+
+def test_an_opened_plan_is_kept_out_of_later_full_collections(
+    qtbot: QtBot, tmp_path: Path, catalog: Catalog
+) -> None:
+    gc.unfreeze()
+    window = make_window(tmp_path, catalog, SERVER)
+    keep(qtbot, window)
+    qtbot.waitUntil(lambda: gc.get_freeze_count() > 0)
+    # The plan's objects are among those frozen: a full collection no longer walks them.
+    frozen = gc.get_freeze_count()
+    assert frozen > 10_000  # the catalog and plan models, the window's wrappers
+    gc.collect()
+    assert gc.get_freeze_count() == frozen
+    gc.unfreeze()

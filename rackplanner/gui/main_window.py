@@ -50,6 +50,7 @@ from rackplanner.gui.feed_dialog import FeedDialog
 from rackplanner.gui.findings_dock import FindingsDock
 from rackplanner.gui.machine_canvas import MachineCanvas
 from rackplanner.gui.machine_form import MachineDock
+from rackplanner.gui.memory import settle_heap
 from rackplanner.gui.mime import part_from_mime
 from rackplanner.gui.palette import PaletteDock
 from rackplanner.gui.rack_canvas import RackRowCanvas, rows_of
@@ -470,6 +471,7 @@ class MainWindow(QMainWindow):
         self.canvases = {}
         self._rebuild_tabs()
         self._update_title()
+        QTimer.singleShot(0, settle_heap)
 
     def _update_title(self) -> None:
         name = self.document.path.name if self.document.path else "Untitled"
@@ -662,4 +664,7 @@ class EmptyPlanTarget(QLabel):
 
 def open_window(catalog: Catalog, plan: Plan, path: Path | None, settings: QSettings | None = None) -> MainWindow:
     document = PlanDocument(plan, catalog, path)
-    return MainWindow(document, settings)
+    window = MainWindow(document, settings)
+    # Once the window is up, before the first edit.
+    QTimer.singleShot(0, settle_heap)
+    return window
