@@ -14,6 +14,7 @@ from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog, load_catalog
 from rackplanner.core.generate import generate_row
 from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
+from rackplanner.memory import settle_heap
 
 SIZES = (1, 10, 50)
 EXAMPLES = BUILTIN_CATALOG_DIR.parent / "resources" / "examples"
@@ -121,6 +122,8 @@ def _edit_times(path: Path, edit: Edit, repeat: int) -> list[float]:
     """The edit and the whole plan's re-analysis, on a plan already analysed (as the app holds it)."""
     catalog = load_catalog(include_user=False)
     base = load_plan(path, catalog)
+    analyse_plan(base, catalog)
+    settle_heap()  # as the app does once a plan is open
     runs = iter(range(repeat))
     state: dict[str, Plan] = {}
 

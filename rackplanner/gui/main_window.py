@@ -50,11 +50,11 @@ from rackplanner.gui.feed_dialog import FeedDialog
 from rackplanner.gui.findings_dock import FindingsDock
 from rackplanner.gui.machine_canvas import MachineCanvas
 from rackplanner.gui.machine_form import MachineDock
-from rackplanner.gui.memory import settle_heap
 from rackplanner.gui.mime import part_from_mime
 from rackplanner.gui.palette import PaletteDock
 from rackplanner.gui.rack_canvas import RackRowCanvas, rows_of
 from rackplanner.gui.summary_dock import SummaryDock
+from rackplanner.memory import settle_heap
 
 APP_NAME = "rackplanner"
 PLAN_FILTER = "rackplanner plans (*.json);;All files (*)"

@@ -1,4 +1,4 @@
-"""Keep a large plan's objects out of Python's periodic full garbage collections.
+"""Keep a large plan's objects out of Python's periodic full garbage collections (no Qt here).
 
 A full collection walks every live object: with a 50-rack plan open that is a pause of most of a
 hundred milliseconds, which lands in the middle of whatever edit happens to trigger it. Once a
