@@ -17,7 +17,8 @@ from rackplanner.core.plan import Plan
 from rackplanner.core.planfile import load_plan
 from rackplanner.core.rackpower import rack_power
 from rackplanner.gui.document import PlanDocument
-from rackplanner.gui.power_dock import OK_COLOUR, OVER_COLOUR, TIGHT_COLOUR, PowerDock, _axis_ticks, _axis_top
+from rackplanner.gui.plot_scale import nice_ticks
+from rackplanner.gui.power_dock import OK_COLOUR, OVER_COLOUR, TIGHT_COLOUR, PowerDock, _axis_top
 from tests.conftest import EXAMPLES
 from tests.guihelpers import screenshot_dir
 from tests.rackfixtures import build_catalog, mount_loads, rack_with_pdus
@@ -164,8 +165,8 @@ def test_axis_top_rounds_up_to_a_round_figure() -> None:
     assert _axis_top([12.8], [3.0]) == 30.0  # 25.6 A
     assert _axis_top([40.0], [0.0]) == 80.0
     assert _axis_top([], []) == 1.0
-    assert _axis_ticks(60.0) == [0, 10, 20, 30, 40, 50, 60]
-    assert _axis_ticks(150.0) == [0, 25, 50, 75, 100, 125, 150]
+    assert nice_ticks(60.0) == [0, 10, 20, 30, 40, 50, 60]
+    assert nice_ticks(150.0) == [0, 25, 50, 75, 100, 125, 150]
 
 
 def test_hidden_dock_refreshes_when_shown(colo: tuple[PlanDocument, PowerDock], catalog: Catalog) -> None:

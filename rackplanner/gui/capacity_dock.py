@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any, ClassVar
 
 import pyqtgraph as pg
@@ -11,6 +12,7 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
+    QSignalBlocker,
     QSortFilterProxyModel,
     Qt,
 )
@@ -43,7 +45,7 @@ from rackplanner.core.capacity.curves import (
     RackRow,
     TrainingPlan,
     cached_capacity_table,
-    decode_curve,
+    cached_decode_curve,
     hardware_key,
     rack_capacity_table,
     rack_hardware,
@@ -57,8 +59,10 @@ from rackplanner.core.capacity.training import LORA_RANK, Method
 from rackplanner.core.edits import Change
 from rackplanner.core.errors import InputError
 from rackplanner.core.parts import LlmModel
+from rackplanner.core.plan import Machine
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.live_dock import LiveDock, fit_table_height, scrolling
+from rackplanner.gui.plot_scale import grid_item, nice_ticks, nice_top, set_grid
 from rackplanner.gui.summary_dock import CONTEXT_TOKENS, short_model
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)
@@ -66,6 +70,9 @@ pg.setConfigOptions(background="w", foreground="k", antialias=True)
 # (model id, format id) of a row, and the value its column sorts by.
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+# Batch ticks at powers of two (the x axis is log10 of the batch): pyqtgraph's own log ticks
+# crowd into each other at dock width.
+BATCH_TICKS = [(math.log10(2**i), str(2**i)) for i in range(int(math.log2(CURVE_MAX_BATCH)) + 1)]
 
 CURVE_COLOUR = QColor("#1f5fbf")
 KNEE_COLOUR = QColor("#b8690f")
@@ -87,6 +94,7 @@ _FORMAT_RANK = {f: i for i, f in enumerate(FORMATS)}
 DEFAULT_TOKENS_B = 10.0
 
 
+@cache  # a few dozen formats, asked for on every row of every table
 def format_label(format_id: str) -> str:
     fmt = FORMATS.get(format_id)
     if fmt is None:
@@ -97,6 +105,15 @@ def format_label(format_id: str) -> str:
 
 def rate(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value:,.{digits}f}"
+
+
+class _FilterProxy(QSortFilterProxyModel):
+    """Filters as the user types; sorting is the source model's own (see ``CapacityModel.sort``)."""
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        source = self.sourceModel()
+        if source is not None:
+            source.sort(column, order)
 
 
 class CapacityModel(QAbstractTableModel):
@@ -132,19 +149,70 @@ class CapacityModel(QAbstractTableModel):
         self.cells: list[list[tuple[str, Any]]] = []
         self.rack = False
         self._labels: dict[str, str] = {}
+        self._given: list[TableRow | RackRow] = []  # the rows as the core gave them, before sorting
+        self.sort_column = 0
+        self.sort_order = Qt.SortOrder.AscendingOrder
+        self._row_of: dict[tuple[str, str], int] = {}
+        self._ready: (
+            tuple[object, dict[str, str], list[tuple[TableRow | RackRow, list[tuple[str, Any]]]], list[str]] | None
+        ) = None
+        self.longest: list[str] = []  # per column, of the rows shown
 
     def set_rows(self, rows: list[TableRow] | list[RackRow], rack: bool, labels: dict[str, str]) -> bool:
         """Show ``rows``; False (and nothing redone) when they are what is shown already."""
-        if rack == self.rack and list(rows) == self.rows:
+        if rack == self.rack and list(rows) == self._given:
             return False
         self.beginResetModel()
-        self.rows = list(rows)
+        self._given = list(rows)
         self.rack = rack
         self._labels = labels
-        # Texts and sort keys worked out once: sorting and painting ask for them many times.
-        self.cells = [self._values(row) for row in self.rows]
+        self._arrange(self.cells_of(rows, labels))
         self.endResetModel()
         return True
+
+    def cells_of(
+        self, rows: list[TableRow] | list[RackRow], labels: dict[str, str]
+    ) -> list[tuple[TableRow | RackRow, list[tuple[str, Any]]]]:
+        """Each row with its texts and sort keys; the last table's are kept (a hovered drop works them out)."""
+        ready = self._ready
+        if ready is not None and ready[0] is rows and ready[1] == labels:
+            self.longest = ready[3]
+            return list(ready[2])
+        pairs: list[tuple[TableRow | RackRow, list[tuple[str, Any]]]] = [
+            (row, self._values(row, labels)) for row in rows
+        ]
+        # The longest text of each column, for sizing the columns without measuring every cell.
+        longest = [
+            max((cells[column][0] for _row, cells in pairs), key=len, default="") for column in range(len(self.COLUMNS))
+        ]
+        self._ready = (rows, labels, pairs, longest)
+        self.longest = longest
+        return list(pairs)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort by a column's key in Python: a sorting proxy asks a Python model for keys tens of thousands of times."""
+        self.sort_column, self.sort_order = column, order
+        self.layoutAboutToBeChanged.emit()
+        self._arrange(list(zip(self.rows, self.cells, strict=True)))
+        self.layoutChanged.emit()
+
+    def _arrange(self, pairs: list[tuple[TableRow | RackRow, list[tuple[str, Any]]]]) -> None:
+        column = self.sort_column
+        if 0 <= column < len(self.COLUMNS):
+            # Rows without a figure (None) sort together, apart from those with one.
+            def key(pair: tuple[TableRow | RackRow, list[tuple[str, Any]]]) -> tuple[bool, Any]:
+                value = pair[1][column][1]
+                return (value is None, value if value is not None else 0)
+
+            pairs.sort(key=key, reverse=self.sort_order == Qt.SortOrder.DescendingOrder)
+        self.rows = [row for row, _cells in pairs]
+        # Texts and sort keys worked out once: painting asks for them many times.
+        self.cells = [cells for _row, cells in pairs]
+        self._row_of = {(row.model, row.format): i for i, row in enumerate(self.rows)}
+
+    def row_of(self, model_id: str, format_id: str) -> int | None:
+        """The row showing a model in a format, if any."""
+        return self._row_of.get((model_id, format_id))
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -161,10 +229,11 @@ class CapacityModel(QAbstractTableModel):
             return self.TIPS[section]
         return None
 
-    def _values(self, row: TableRow | RackRow) -> list[tuple[str, Any]]:
+    @staticmethod
+    def _values(row: TableRow | RackRow, labels: dict[str, str]) -> list[tuple[str, Any]]:
         offload = f"{row.offload_fraction:.0%}" if row.offload_fraction else "–"
         machines = f"{row.machines_fitting} of {row.machines}" if isinstance(row, RackRow) else "1"
-        label = self._labels.get(row.model, row.model)
+        label = labels.get(row.model, row.model)
         return [
             (label, label.lower()),
             (format_label(row.format), _FORMAT_RANK.get(row.format, len(_FORMAT_RANK))),
@@ -245,9 +314,8 @@ class CapacityDock(LiveDock):
         self.filter.setPlaceholderText("Filter models and formats")
         self.filter.setClearButtonEnabled(True)
         self.model = CapacityModel()
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = _FilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(SORT_ROLE)
         self.proxy.setFilterKeyColumn(-1)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.table = QTableView()
@@ -276,12 +344,13 @@ class CapacityDock(LiveDock):
         self.plot.setMinimumHeight(120)
         item = self.plot.getPlotItem()
         item.setLogMode(x=True, y=False)
-        item.showGrid(x=True, y=True, alpha=0.25)
+        # Own grid lines (plot_scale): the axes' grid took most of a frame to redraw on each new curve.
+        self.grid = grid_item()
+        item.addItem(self.grid, ignoreBounds=True)
+        self._y_top = 0.0  # the top of the tokens/s axis as last set
         item.setLabel("bottom", "batch (sequences decoded together)")
         item.setLabel("left", "decode tokens/s")
-        # Powers of two: pyqtgraph's own log ticks crowd into each other at dock width.
-        ticks = [(math.log10(2**i), str(2**i)) for i in range(int(math.log2(CURVE_MAX_BATCH)) + 1)]
-        item.getAxis("bottom").setTicks([ticks, []])
+        item.getAxis("bottom").setTicks([BATCH_TICKS, []])
         item.setMouseEnabled(x=False, y=False)
         item.hideButtons()
         item.setMenuEnabled(False)
@@ -308,6 +377,11 @@ class CapacityDock(LiveDock):
         for extra in (self.no_room, self.peak_line, self.knee_line, self.ceiling_line):
             item.addItem(extra, ignoreBounds=True)
         self.plot_note = _note()
+        # Room for the usual notes from the start, so a longer or shorter one does not resize the
+        # plot above it (a resized plot redraws whole).
+        line = self.plot_note.fontMetrics().lineSpacing()
+        self.plot_note.setMinimumHeight(4 * line + 4)
+        self.plot_title.setMinimumHeight(2 * self.plot_title.fontMetrics().lineSpacing() + 2)
 
         # --- training
         self.training_box = QGroupBox("Training")
@@ -380,8 +454,10 @@ class CapacityDock(LiveDock):
         middle_layout.addWidget(self.plot_note)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(top)
-        self.splitter.addWidget(middle)
+        # Each pane scrolls when the split leaves it less than its wrapped notes need, rather than
+        # squeezing them over the table or the plot.
+        self.splitter.addWidget(scrolling(top))
+        self.splitter.addWidget(scrolling(middle))
         self.splitter.setSizes([300, 300])
         training_page = QWidget()
         training_layout_outer = QVBoxLayout(training_page)
@@ -408,6 +484,7 @@ class CapacityDock(LiveDock):
         self.setWidget(outer)
 
         document.changed.connect(self._on_changed)
+        document.previewed.connect(self._prepare)
         document.current_machine_changed.connect(lambda _id: self._scope_changed(MACHINE))
         document.current_rack_changed.connect(lambda _id: self._scope_changed(RACK))
         document.reset.connect(self.refresh_when_visible)
@@ -437,17 +514,17 @@ class CapacityDock(LiveDock):
         return (str(key[0]), str(key[1])) if key else None
 
     def select(self, model_id: str, format_id: str) -> bool:
-        """Select the row of a model and format (if the table lists it)."""
-        for row in range(self.proxy.rowCount()):
-            index = self.proxy.index(row, 0)
-            if tuple(index.data(KEY_ROLE)) == (model_id, format_id):
-                self.table.selectionModel().setCurrentIndex(
-                    index,
-                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-                )
-                self.table.scrollTo(index)
-                return True
-        return False
+        """Select the row of a model and format (if the table lists it and the filter shows it)."""
+        row = self.model.row_of(model_id, format_id)
+        index = self.proxy.mapFromSource(self.model.index(row, 0)) if row is not None else QModelIndex()
+        if not index.isValid():
+            return False
+        self.table.selectionModel().setCurrentIndex(
+            index,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        self.table.scrollTo(index)
+        return True
 
     # --- handlers --------------------------------------------------------------------
 
@@ -466,6 +543,24 @@ class CapacityDock(LiveDock):
         if change.touches(Change.CAPACITY, Change.MACHINES) and (not current or current in change.machines):
             self.refresh_when_visible()
 
+    def _prepare(self, machine: Machine) -> None:
+        """Work out the table a hovered drop would give, so the drop finds it cached."""
+        if not self.is_showing() or self.whole_rack or machine.id != self._document.current_machine:
+            return
+        runtime = str(self.runtime.currentData())
+        catalog = self._document.catalog
+        try:
+            hw = from_machine(machine, catalog)
+            if RUNTIMES[runtime].gpu_only and hw.kind != "gpu":
+                return
+            rows = cached_capacity_table(catalog, hw, runtime=runtime, context=self.context)
+            self.model.cells_of(rows, self._labels())
+            selected = self._selected_model()
+            if selected is not None:
+                cached_decode_curve(catalog, selected[0], selected[1], hw, runtime=runtime, context=self.context)
+        except InputError:
+            pass  # the drop itself will say what is wrong
+
     def _scope_changed(self, scope: int) -> None:
         if self.scope.checkedId() == scope:
             self.refresh_when_visible()
@@ -473,8 +568,6 @@ class CapacityDock(LiveDock):
     def _on_scope_toggled(self, _id: int, checked: bool) -> None:
         if checked:
             self.refresh_when_visible()
-
-
 
     def _on_filter(self, text: str) -> None:
         self.proxy.setFilterFixedString(text)
@@ -487,8 +580,7 @@ class CapacityDock(LiveDock):
     def refresh(self) -> None:
         self._dirty = False
         keep = self.selected_key()
-        catalog = self._document.catalog
-        labels = {m.id: m.model for m in catalog.of_kind(LlmModel)}
+        labels = self._labels()
         runtime = str(self.runtime.currentData())
         rows: list[TableRow] | list[RackRow] = []
         self.hardware = []
@@ -505,9 +597,16 @@ class CapacityDock(LiveDock):
             self.table.setColumnHidden(MACHINES_COLUMN, not self.whole_rack)
             self._size_columns()
         self.table_note.setText(problem or self._table_note(len(rows)))
-        if not (keep and self.select(*keep)) and self.proxy.rowCount():
-            self.table.selectRow(0)
+        # Selected quietly: the plot and training are shown once below, not again for the selection.
+        with QSignalBlocker(self.table.selectionModel()):
+            if not (keep and self.select(*keep)) and self.proxy.rowCount():
+                self.table.selectRow(0)
+        self.table.viewport().update()
         self._show_selected()
+
+    def _labels(self) -> dict[str, str]:
+        """Catalog model names by id, as the table shows them."""
+        return {m.id: m.model for m in self._document.catalog.of_kind(LlmModel)}
 
     def _machine_rows(self, runtime: str) -> tuple[str, list[TableRow]]:
         self.scope_note.setVisible(False)
@@ -566,7 +665,7 @@ class CapacityDock(LiveDock):
         bold = header.fontMetrics()
         pad = 2 * self.table.style().pixelMetric(self.table.style().PixelMetric.PM_FocusFrameHMargin) + 10
         for column, title in enumerate(self.model.COLUMNS):
-            longest = max((cells[column][0] for cells in self.model.cells), key=len, default="")
+            longest = self.model.longest[column] if column < len(self.model.longest) else ""
             width = max(metrics.horizontalAdvance(longest), bold.horizontalAdvance(title)) + pad
             if column == 0:
                 width = min(width, 170)  # long model names elide; the tooltip has them whole
@@ -596,7 +695,9 @@ class CapacityDock(LiveDock):
                     continue
                 seen.add(key)
                 try:
-                    candidate = decode_curve(selected[0], selected[1], hw, runtime=runtime, context=self.context)
+                    candidate = cached_decode_curve(
+                        self._document.catalog, selected[0], selected[1], hw, runtime=runtime, context=self.context
+                    )
                 except InputError:
                     continue
                 if candidate is not None and (curve is None or candidate.tokens_per_s[0] > curve.tokens_per_s[0]):
@@ -660,11 +761,22 @@ class CapacityDock(LiveDock):
             )
         else:
             self.no_room.setVisible(False)
-        item = self.plot.getPlotItem()
-        item.setXRange(0, math.log10(CURVE_MAX_BATCH), padding=0.02)
-        # Head room above the curve for the ceiling's label.
-        item.setYRange(0, top * 1.15, padding=0)
+        self._set_y_top(nice_top(top * 1.15))  # head room above the curve for the ceiling's label
         self.plot_note.setText(" ".join(notes))
+
+    def _set_y_top(self, y_top: float) -> None:
+        """Scale the tokens/s axis to a round top; unchanged, the axes are not redrawn."""
+        if y_top == self._y_top:
+            return
+        self._y_top = y_top
+        item = self.plot.getPlotItem()
+        item.setXRange(0.0, math.log10(CURVE_MAX_BATCH), padding=0.02)
+        item.setYRange(0, y_top, padding=0)
+        ticks = nice_ticks(y_top)
+        item.getAxis("left").setTicks([[(value, f"{value:,.10g}") for value in ticks[:-1]]])
+        # In batches, not their logarithms: the plot's log mode applies to the grid as to the curve.
+        batches = [2**i for i in range(1, len(BATCH_TICKS))]
+        set_grid(self.grid, (1.0, float(CURVE_MAX_BATCH)), (0.0, y_top), xs=batches, ys=ticks[1:-1])
 
     def _show_training(self) -> None:
         selected = self._selected_model()

@@ -5,7 +5,6 @@ Every figure comes from ``rackplanner.core.rackpower.rack_power``; the dock only
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from html import escape
 
@@ -34,6 +33,7 @@ from rackplanner.core.parts import Pdu
 from rackplanner.core.rackpower import SCENARIO_LABELS, SCENARIOS, PduLoad, RackPower, ScenarioResult, rack_power
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.live_dock import LiveDock, fit_table_height, scrolling
+from rackplanner.gui.plot_scale import grid_item, nice_ticks, nice_top, set_grid
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)
 
@@ -46,7 +46,6 @@ DEAD_TEXT = QColor("#5f6670")
 LIMIT_COLOUR = QColor("#8a1c1c")
 LABEL_FILL = QColor(255, 255, 255, 210)
 LABEL_TEXT = QColor("#1f2328")
-GRID_COLOUR = QColor("#cdd2d8")
 # Where a line counts as "near" its limit: a colour threshold of the display only, not a rule of the core.
 TIGHT_PERCENT = 80.0
 # A PDU whose lines differ from their average by more than this is flagged as unbalanced
@@ -259,11 +258,6 @@ class _PduItems:
     dead_label: pg.TextItem | None = None
 
 
-# The amps axis tops out at one of these (times a power of ten): coarse steps, so adding or
-# moving a server seldom changes the scale, and each gives round tick marks.
-_NICE_TOPS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
-
-
 def _axis_top(limits_a: list[float], currents_a: list[float]) -> float:
     """The top of the amps axis: one scale for every scenario, so switching shows the load move, not the axis.
 
@@ -274,18 +268,7 @@ def _axis_top(limits_a: list[float], currents_a: list[float]) -> float:
     limit = max(limits_a, default=0.0)
     current = max(currents_a, default=0.0)
     # Head room above the bars for the value labels and the two-line PDU headings.
-    wanted = max(limit * 2.0, current * 1.5, 1.0)
-    power = 10.0 ** math.floor(math.log10(wanted))
-    return next(round(n * power, 9) for n in _NICE_TOPS if n * power >= wanted - 1e-9)
-
-
-def _axis_ticks(top: float) -> list[float]:
-    """Round tick values from zero to ``top``: five to eight of them."""
-    power = 10.0 ** math.floor(math.log10(top))
-    # The finest step that divides the top evenly with no more than eight intervals.
-    steps = [s * power for s in (0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0, 10.0)]
-    step = next(s for s in steps if top / s <= 8 + 1e-9 and abs(top / s - round(top / s)) < 1e-6)
-    return [round(i * step, 6) for i in range(round(top / step) + 1)]
+    return nice_top(max(limit * 2.0, current * 1.5, 1.0))
 
 
 class PowerDock(LiveDock):
@@ -487,17 +470,13 @@ class PowerDock(LiveDock):
             self._top = top
             plot.setYRange(0, top, padding=0)
             # The top itself unlabelled: its figure would be cut in half by the plot's edge.
-            ticks = _axis_ticks(top)[:-1]
+            ticks = nice_ticks(top)[:-1]
             self.plot.getAxis("left").setTicks([[(value, f"{value:g}") for value in ticks]])
             self._draw_grid(ticks)
 
     def _draw_grid(self, ticks: list[float]) -> None:
-        if self.grid is None:
-            return
-        left, right = self._x_span
-        xs = [x for value in ticks[1:] for x in (left, right)]
-        ys = [y for value in ticks[1:] for y in (value, value)]
-        self.grid.setData(xs, ys, connect="pairs")
+        if self.grid is not None:
+            set_grid(self.grid, self._x_span, (0.0, self._top), ys=ticks[1:])
 
     def _build_plot(self, result: ScenarioResult) -> None:
         plot = self.plot.getPlotItem()
@@ -560,8 +539,7 @@ class PowerDock(LiveDock):
             self.limit_marks = pg.PlotDataItem(mark_x, mark_y, connect="pairs", pen=pg.mkPen(LIMIT_COLOUR, width=2))
             self.limit_marks.setZValue(5)
             plot.addItem(self.limit_marks)
-        self.grid = pg.PlotDataItem([], [], pen=pg.mkPen(GRID_COLOUR, width=1), antialias=False)
-        self.grid.setZValue(-20)
+        self.grid = grid_item()
         plot.addItem(self.grid)
         self.plot.getAxis("bottom").setTicks([ticks])
         self._x_span = (-0.7, x - GROUP_GAP - 1 + 0.7)

@@ -232,6 +232,17 @@ def cached_capacity_table(
     return _TABLES.get(catalog, key, lambda: capacity_table(catalog, hw, runtime=runtime, context=context))
 
 
+_CURVES: ContentCache[BatchCurve | None] = ContentCache(256)
+
+
+def cached_decode_curve(
+    catalog: Catalog, model: LlmModel, format_id: str, hw: Hardware, *, runtime: str | None = None, context: int = 4096
+) -> BatchCurve | None:
+    """``decode_curve`` of a catalog model, remembered per model, format, hardware, runtime and context."""
+    key = (model.id, format_id, hardware_key(hw), runtime, context)
+    return _CURVES.get(catalog, key, lambda: decode_curve(model, format_id, hw, runtime=runtime, context=context))
+
+
 _RACK_TABLES: ContentCache[list[RackRow]] = ContentCache(16)
 
 
