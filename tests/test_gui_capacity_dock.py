@@ -359,3 +359,51 @@ def test_cpu_only_machine(qtbot: QtBot, catalog: Catalog) -> None:
     dock.runtime.setCurrentIndex(dock.runtime.findData("vllm"))
     assert dock.proxy.rowCount() == 0 and dock.curve is None
     assert "choose llama.cpp" in dock.table_note.text()
+
+
+def test_a_hovered_drop_has_its_table_worked_out_ahead(
+    qtbot: QtBot, tmp_path: Path, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rackplanner.bench.events import drag_over, drop_at
+    from rackplanner.core.capacity import curves
+    from rackplanner.gui.machine_canvas import MachineCanvas
+    from rackplanner.gui.mime import part_mime
+    from tests.guihelpers import keep, make_window, slot_point
+
+    monkeypatch.setenv("RACKPLANNER_RECOVERY_DIR", str(tmp_path / "recovery"))
+    window = make_window(tmp_path, catalog, EXAMPLES / "sys-4028gr-trt2-8gpu.json")
+    keep(qtbot, window)
+    window.show()
+    window.build_rack_docks()  # added just after the window shows
+    dock = window.docks["CapacityDock"]
+    assert isinstance(dock, CapacityDock)
+    dock.show()
+    dock.raise_()
+    qtbot.waitExposed(window)
+    doc = window.document
+    doc.apply(edits.remove_card, machine="trainer", slot="gpu8")
+    qtbot.waitUntil(lambda: dock.model.rowCount() > 0 and dock.hardware[0].devices == 7)
+    canvas = window.current_canvas()
+    assert isinstance(canvas, MachineCanvas)
+    tables: list[int] = []
+    real_table = curves.capacity_table
+
+    def counting_table(*args: object, **kwargs: object) -> object:
+        tables.append(1)
+        return real_table(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(curves, "capacity_table", counting_table)
+    # An A100 80GB PCIe in slot 8: eight GPUs of a kind no earlier test put together with V100s.
+    mime = part_mime("a100-80gb-pcie")
+    assert drag_over(canvas, mime, slot_point(canvas, "gpu8"))
+    assert tables == [1] and dock.hardware[0].devices == 7  # worked out, not shown yet
+    assert drop_at(canvas, mime, slot_point(canvas, "gpu8"))
+    qtbot.waitUntil(lambda: dock.hardware[0].devices == 8)
+    # The drop computed no table: the hovered one is shown, and it is the core's for the new machine.
+    assert tables == [1]
+    machine = doc.plan.machine("trainer")
+    assert machine is not None
+    expected = real_table(
+        catalog, from_machine(machine, catalog), runtime=dock.runtime.currentData(), context=dock.context
+    )
+    assert {(r.model, r.format) for r in dock.model.rows} == {(r.model, r.format) for r in expected}

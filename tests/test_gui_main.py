@@ -212,9 +212,7 @@ def test_toolbar_undo_names_the_edit_and_follows_the_stack_without_changing_the_
     assert card is not None and card.power_limit_w is None
 
 
-def test_an_opened_plan_is_kept_out_of_later_full_collections(
-    qtbot: QtBot, tmp_path: Path, catalog: Catalog
-) -> None:
+def test_an_opened_plan_is_kept_out_of_later_full_collections(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
     gc.unfreeze()
     window = make_window(tmp_path, catalog, SERVER)
     keep(qtbot, window)
