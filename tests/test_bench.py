@@ -27,6 +27,7 @@ def test_quick_speed_suite_prints_every_figure() -> None:
         "move a server to another rack in the 10-rack plan + re-analysis",
         "capacity table of one machine",
         "drop a GPU into the 8-GPU server -> every visible dock repainted",
+        "the same, with the capacity dock in front",
         "drop a server into another rack of the 10-rack row -> docks repainted",
         "paint the 10-rack row (whole view, fitted)",
         "zoom the 10-rack row one wheel notch (one frame)",
