@@ -70,6 +70,7 @@ pg.setConfigOptions(background="w", foreground="k", antialias=True)
 # (model id, format id) of a row, and the value its column sorts by.
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 # Batch ticks at powers of two (the x axis is log10 of the batch): pyqtgraph's own log ticks
 # crowd into each other at dock width.
 BATCH_TICKS = [(math.log10(2**i), str(2**i)) for i in range(int(math.log2(CURVE_MAX_BATCH)) + 1)]
@@ -247,22 +248,20 @@ class CapacityModel(QAbstractTableModel):
         ]
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        # Asked for every role of every visible cell on each paint: the usual answers come first.
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.cells[index.row()][index.column()][0] if index.isValid() else None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT if index.column() >= 2 else None
+        if role not in (SORT_ROLE, KEY_ROLE, Qt.ItemDataRole.ToolTipRole) or not index.isValid():
             return None
         row = self.rows[index.row()]
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.cells[index.row()][column][0]
         if role == SORT_ROLE:
-            return self.cells[index.row()][column][1]
+            return self.cells[index.row()][index.column()][1]
         if role == KEY_ROLE:
             return (row.model, row.format)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            fmt = FORMATS.get(row.format)
-            return f"{self._labels.get(row.model, row.model)} ({row.model}), {fmt.label if fmt else row.format}"
-        return None
+        fmt = FORMATS.get(row.format)
+        return f"{self._labels.get(row.model, row.model)} ({row.model}), {fmt.label if fmt else row.format}"
 
 
 class CapacityDock(LiveDock):
@@ -341,7 +340,9 @@ class CapacityDock(LiveDock):
         self.plot_title = QLabel()
         self.plot_title.setWordWrap(True)
         self.plot = pg.PlotWidget()
-        self.plot.setMinimumHeight(120)
+        # A set height: notes of another length below it then move, rather than resize (and
+        # redraw whole) the plot; a short pane scrolls.
+        self.plot.setFixedHeight(180)
         item = self.plot.getPlotItem()
         item.setLogMode(x=True, y=False)
         # Own grid lines (plot_scale): the axes' grid took most of a frame to redraw on each new curve.
@@ -450,8 +451,9 @@ class CapacityDock(LiveDock):
         middle_layout = QVBoxLayout(middle)
         middle_layout.setContentsMargins(0, 0, 0, 0)
         middle_layout.addWidget(self.plot_title)
-        middle_layout.addWidget(self.plot, 1)
+        middle_layout.addWidget(self.plot)
         middle_layout.addWidget(self.plot_note)
+        middle_layout.addStretch(1)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)
         # Each pane scrolls when the split leaves it less than its wrapped notes need, rather than

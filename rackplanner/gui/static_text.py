@@ -63,12 +63,12 @@ class StaticTextItem(QGraphicsItem):
 
     def _relayout(self) -> None:
         self.prepareGeometryChange()
-        self._static.prepare(QTransform(), self._font)
-        size = self._static.size()
+        # Measured, not laid out: the layout is made once, at the scale of the view that paints it.
+        metrics = QFontMetricsF(self._font)
+        lines = self._text.split("\n") if self._text else []
+        width = max((metrics.horizontalAdvance(line) for line in lines), default=0.0)
         # As tall as the simple text item would be: whole lines of the font's height.
-        lines = self._text.count("\n") + 1 if self._text else 0
-        height = max(size.height(), lines * QFontMetricsF(self._font).height())
-        self._rect = QRectF(0.0, 0.0, size.width(), height)
+        self._rect = QRectF(0.0, 0.0, width, len(lines) * metrics.height())
 
     def boundingRect(self) -> QRectF:
         return self._rect
