@@ -57,12 +57,12 @@ def colo(qtbot: QtBot, catalog: Catalog) -> tuple[PlanDocument, CapacityDock]:
 
 
 def shown_rows(dock: CapacityDock) -> dict[tuple[str, str], list[str]]:
-    proxy = dock.proxy
+    model = dock.model
     rows = {}
-    for r in range(proxy.rowCount()):
-        key = tuple(proxy.index(r, 0).data(KEY_ROLE))
-        rows[(str(key[0]), str(key[1]))] = [str(proxy.index(r, c).data()) for c in range(proxy.columnCount())]
-    assert len(rows) == proxy.rowCount()
+    for r in range(model.rowCount()):
+        key = tuple(model.index(r, 0).data(KEY_ROLE))
+        rows[(str(key[0]), str(key[1]))] = [str(model.index(r, c).data()) for c in range(model.columnCount())]
+    assert len(rows) == model.rowCount()
     return rows
 
 
@@ -240,13 +240,13 @@ def test_training_limits_and_tokens(colo: tuple[PlanDocument, CapacityDock], cat
 def test_empty_plans_and_the_home_rig(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
     dock = make_dock(qtbot, PlanDocument(Plan(name="Empty"), catalog))
     assert dock.title.text() == "No machine"
-    assert dock.proxy.rowCount() == 0 and dock.curve is None
+    assert dock.model.rowCount() == 0 and dock.curve is None
     dock.set_whole_rack(True)
     assert dock.title.text() == "No rack"
     home = PlanDocument(load_plan(EXAMPLES / "home-rig-2x3090.json", catalog), catalog)
     dock2 = make_dock(qtbot, home)
     assert "2 x NVIDIA GeForce RTX 3090" in dock2.title.text()
-    assert dock2.proxy.rowCount() > 0 and dock2.curve is not None
+    assert dock2.model.rowCount() > 0 and dock2.curve is not None
     # Llama 3.1 70B at Q4_K_M: about 40 GB of weights on two 24 GB RTX 3090s (catalog/gpu.yaml).
     assert dock2.select("llama-3.1-70b", "q4_k_m")
     assert dock2.curve is not None and dock2.curve.model == "llama-3.1-70b"
@@ -283,9 +283,9 @@ def test_sorting_by_a_speed_column(colo: tuple[PlanDocument, CapacityDock], qtbo
     assert header.sortIndicatorSection() == DECODE_COLUMN
     assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
     speeds = [r.decode_tokens_per_s or 0.0 for r in dock.model.rows]
-    first = dock.proxy.index(0, DECODE_COLUMN).data()
+    first = dock.model.index(0, DECODE_COLUMN).data()
     assert first == f"{max(speeds):,.1f}"
-    shown = [float(dock.proxy.index(r, DECODE_COLUMN).data().replace(",", "")) for r in range(dock.proxy.rowCount())]
+    shown = [float(dock.model.index(r, DECODE_COLUMN).data().replace(",", "")) for r in range(dock.model.rowCount())]
     assert shown == sorted(shown, reverse=True)
 
 
@@ -357,7 +357,7 @@ def test_cpu_only_machine(qtbot: QtBot, catalog: Catalog) -> None:
     assert dock.training is None and "need GPUs" in dock.training_summary.text()
     # vLLM runs on GPUs only: no rows, and the note says what to choose instead.
     dock.runtime.setCurrentIndex(dock.runtime.findData("vllm"))
-    assert dock.proxy.rowCount() == 0 and dock.curve is None
+    assert dock.model.rowCount() == 0 and dock.curve is None
     assert "choose llama.cpp" in dock.table_note.text()
 
 

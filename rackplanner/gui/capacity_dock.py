@@ -13,7 +13,6 @@ from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
     QSignalBlocker,
-    QSortFilterProxyModel,
     Qt,
 )
 from PySide6.QtGui import QColor, QPalette
@@ -108,15 +107,6 @@ def rate(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value:,.{digits}f}"
 
 
-class _FilterProxy(QSortFilterProxyModel):
-    """Filters as the user types; sorting is the source model's own (see ``CapacityModel.sort``)."""
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        source = self.sourceModel()
-        if source is not None:
-            source.sort(column, order)
-
-
 class CapacityModel(QAbstractTableModel):
     """Rows of ``capacity_table`` (one machine) or ``rack_capacity_table`` (a rack), as the core gives them."""
 
@@ -158,6 +148,8 @@ class CapacityModel(QAbstractTableModel):
             tuple[object, dict[str, str], list[tuple[TableRow | RackRow, list[tuple[str, Any]]]], list[str]] | None
         ) = None
         self.longest: list[str] = []  # per column, of the rows shown
+        self._all: list[tuple[TableRow | RackRow, list[tuple[str, Any]]]] = []  # sorted, before the filter
+        self.filter_text = ""
 
     def set_rows(self, rows: list[TableRow] | list[RackRow], rack: bool, labels: dict[str, str]) -> bool:
         """Show ``rows``; False (and nothing redone) when they are what is shown already."""
@@ -191,11 +183,24 @@ class CapacityModel(QAbstractTableModel):
         return list(pairs)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        """Sort by a column's key in Python: a sorting proxy asks a Python model for keys tens of thousands of times."""
+        """Sort by a column's key.
+
+        The model sorts and filters its own rows: a sorting proxy asked this Python model for keys
+        tens of thousands of times, and for every cell it paints, mapped through Python calls.
+        """
         self.sort_column, self.sort_order = column, order
         self.layoutAboutToBeChanged.emit()
-        self._arrange(list(zip(self.rows, self.cells, strict=True)))
+        self._arrange(self._all)
         self.layoutChanged.emit()
+
+    def set_filter(self, text: str) -> None:
+        """Show only rows with ``text`` in one of their cells (any case)."""
+        if text == self.filter_text:
+            return
+        self.beginResetModel()
+        self.filter_text = text
+        self._arrange(self._all)
+        self.endResetModel()
 
     def _arrange(self, pairs: list[tuple[TableRow | RackRow, list[tuple[str, Any]]]]) -> None:
         column = self.sort_column
@@ -206,6 +211,10 @@ class CapacityModel(QAbstractTableModel):
                 return (value is None, value if value is not None else 0)
 
             pairs.sort(key=key, reverse=self.sort_order == Qt.SortOrder.DescendingOrder)
+        self._all = pairs
+        wanted = self.filter_text.casefold()
+        if wanted:
+            pairs = [pair for pair in pairs if any(wanted in text.casefold() for text, _key in pair[1])]
         self.rows = [row for row, _cells in pairs]
         # Texts and sort keys worked out once: painting asks for them many times.
         self.cells = [cells for _row, cells in pairs]
@@ -313,12 +322,8 @@ class CapacityDock(LiveDock):
         self.filter.setPlaceholderText("Filter models and formats")
         self.filter.setClearButtonEnabled(True)
         self.model = CapacityModel()
-        self.proxy = _FilterProxy(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setFilterKeyColumn(-1)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.table = QTableView()
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -518,9 +523,9 @@ class CapacityDock(LiveDock):
     def select(self, model_id: str, format_id: str) -> bool:
         """Select the row of a model and format (if the table lists it and the filter shows it)."""
         row = self.model.row_of(model_id, format_id)
-        index = self.proxy.mapFromSource(self.model.index(row, 0)) if row is not None else QModelIndex()
-        if not index.isValid():
+        if row is None:
             return False
+        index = self.model.index(row, 0)
         self.table.selectionModel().setCurrentIndex(
             index,
             QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
@@ -572,8 +577,8 @@ class CapacityDock(LiveDock):
             self.refresh_when_visible()
 
     def _on_filter(self, text: str) -> None:
-        self.proxy.setFilterFixedString(text)
-        if not self.table.currentIndex().isValid() and self.proxy.rowCount():
+        self.model.set_filter(text)
+        if not self.table.currentIndex().isValid() and self.model.rowCount():
             self.table.selectRow(0)
         self._show_selected()
 
@@ -601,7 +606,7 @@ class CapacityDock(LiveDock):
         self.table_note.setText(problem or self._table_note(len(rows)))
         # Selected quietly: the plot and training are shown once below, not again for the selection.
         with QSignalBlocker(self.table.selectionModel()):
-            if not (keep and self.select(*keep)) and self.proxy.rowCount():
+            if not (keep and self.select(*keep)) and self.model.rowCount():
                 self.table.selectRow(0)
         self.table.viewport().update()
         self._show_selected()
