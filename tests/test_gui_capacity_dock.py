@@ -407,3 +407,19 @@ def test_a_hovered_drop_has_its_table_worked_out_ahead(
         catalog, from_machine(machine, catalog), runtime=dock.runtime.currentData(), context=dock.context
     )
     assert {(r.model, r.format) for r in dock.model.rows} == {(r.model, r.format) for r in expected}
+
+
+def test_training_tab_is_filled_when_it_is_shown(colo: tuple[PlanDocument, CapacityDock], qtbot: QtBot) -> None:
+    _document, dock = colo
+    assert dock.tabs.currentIndex() == 0  # Inference in front
+    assert dock.select("llama-3.1-8b", "fp16")
+    dock.tabs.setCurrentIndex(1)
+    assert dock.training_box.title() == "Training Llama 3.1 8B"
+    dock.tabs.setCurrentIndex(0)
+    assert dock.select("llama-3.1-70b", "fp16")
+    # Behind the Inference tab the training figures wait; shown, they are the selected model's.
+    assert dock.training_box.title() == "Training Llama 3.1 8B"
+    bar = dock.tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
+    assert dock.training_box.title() == "Training Llama 3.1 70B"
+    assert dock.training is not None

@@ -284,7 +284,9 @@ class CapacityDock(LiveDock):
         # What is shown: the hardware the rows were computed on, the curve and the training plan.
         self.hardware: list[Hardware] = []
         self.curve: BatchCurve | None = None
-        self.training: TrainingPlan | None = None
+        self._training: TrainingPlan | None = None
+        # The training tab is filled when it is shown (or its plan asked for), not on every edit.
+        self._training_stale = False
         self._rack_machines: set[str] = set()
 
         # --- scope and runtime
@@ -476,6 +478,8 @@ class CapacityDock(LiveDock):
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.splitter, "Inference")
         self.tabs.addTab(scroll, "Training")
+        self.training_page = scroll
+        self.tabs.currentChanged.connect(self._tab_changed)
         container = QWidget()
         container_layout = _FillLayout(container)
         container_layout.setContentsMargins(6, 6, 6, 6)
@@ -685,9 +689,23 @@ class CapacityDock(LiveDock):
         model = self._document.catalog.get_as(key[0], LlmModel)
         return (model, key[1]) if model is not None else None
 
+    @property
+    def training(self) -> TrainingPlan | None:
+        """The training plan of the selected model on the shown hardware."""
+        if self._training_stale:
+            self._show_training()
+        return self._training
+
     def _show_selected(self) -> None:
         self._show_curve()
-        self._show_training()
+        if self.tabs.currentWidget() is self.training_page:
+            self._show_training()
+        else:
+            self._training_stale = True
+
+    def _tab_changed(self, _index: int) -> None:
+        if self._training_stale and self.tabs.currentWidget() is self.training_page:
+            self._show_training()
 
     def _show_curve(self) -> None:
         selected = self._selected_model()
@@ -795,7 +813,8 @@ class CapacityDock(LiveDock):
                 )
             except InputError:
                 plan = None
-        self.training = plan
+        self._training = plan
+        self._training_stale = False
         if plan is None or selected is None:
             self.training_box.setTitle("Training")
             self.training_summary.setText(
