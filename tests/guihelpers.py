@@ -41,6 +41,15 @@ def keep(qtbot: QtBot, window: MainWindow) -> None:
     qtbot.addWidget(window, before_close_func=lambda w: window.document.undo_stack.setClean())
 
 
+def shown_window(qtbot: QtBot, tmp_path: Path, catalog: Catalog, example: Path | None) -> MainWindow:
+    """``make_window``, kept for pytest-qt to close, shown and exposed."""
+    window = make_window(tmp_path, catalog, example)
+    keep(qtbot, window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
 def board_point(canvas: MachineCanvas) -> QPoint:
     """A point on the board away from every slot (its title corner)."""
     canvas.ensure_built()

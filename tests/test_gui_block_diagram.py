@@ -320,13 +320,10 @@ def test_a_hovered_drop_is_drawn_ahead_and_the_drop_only_shows_it(
     from rackplanner.gui.block_diagram import DiagramScene
     from rackplanner.gui.machine_canvas import MachineCanvas
     from rackplanner.gui.mime import part_mime
-    from tests.guihelpers import keep, make_window, slot_point
+    from tests.guihelpers import shown_window, slot_point
 
     monkeypatch.setenv("RACKPLANNER_RECOVERY_DIR", str(tmp_path / "recovery"))
-    window = make_window(tmp_path, catalog, EXAMPLES / "sys-4028gr-trt2-8gpu.json")
-    keep(qtbot, window)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, tmp_path, catalog, EXAMPLES / "sys-4028gr-trt2-8gpu.json")
     doc = window.document
     doc.apply(edits.remove_card, machine="trainer", slot="gpu8")
     dock = window.docks["BlockDiagramDock"]

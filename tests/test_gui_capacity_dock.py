@@ -368,18 +368,15 @@ def test_a_hovered_drop_has_its_table_worked_out_ahead(
     from rackplanner.core.capacity import curves
     from rackplanner.gui.machine_canvas import MachineCanvas
     from rackplanner.gui.mime import part_mime
-    from tests.guihelpers import keep, make_window, slot_point
+    from tests.guihelpers import shown_window, slot_point
 
     monkeypatch.setenv("RACKPLANNER_RECOVERY_DIR", str(tmp_path / "recovery"))
-    window = make_window(tmp_path, catalog, EXAMPLES / "sys-4028gr-trt2-8gpu.json")
-    keep(qtbot, window)
-    window.show()
+    window = shown_window(qtbot, tmp_path, catalog, EXAMPLES / "sys-4028gr-trt2-8gpu.json")
     window.build_rack_docks()  # added just after the window shows
     dock = window.docks["CapacityDock"]
     assert isinstance(dock, CapacityDock)
     dock.show()
     dock.raise_()
-    qtbot.waitExposed(window)
     doc = window.document
     doc.apply(edits.remove_card, machine="trainer", slot="gpu8")
     qtbot.waitUntil(lambda: dock.model.rowCount() > 0 and dock.hardware[0].devices == 7)

@@ -18,7 +18,7 @@ from rackplanner.gui import recovery
 from rackplanner.gui.app import offer_recovery
 from rackplanner.gui.mime import card_mime, part_mime
 from tests.conftest import EXAMPLES
-from tests.guihelpers import drop, keep, make_window, screenshot_dir, slot_point
+from tests.guihelpers import drop, keep, make_window, screenshot_dir, shown_window, slot_point
 
 SERVER = EXAMPLES / "sys-4028gr-trt2-8gpu.json"
 RIG = EXAMPLES / "home-rig-2x3090.json"
@@ -182,10 +182,7 @@ def test_screenshot_of_the_main_window(qtbot: QtBot, tmp_path: Path, catalog: Ca
 def test_toolbar_undo_names_the_edit_and_follows_the_stack_without_changing_the_action(
     qtbot: QtBot, tmp_path: Path, catalog: Catalog
 ) -> None:
-    window = make_window(tmp_path, catalog, SERVER)
-    keep(qtbot, window)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, tmp_path, catalog, SERVER)
     toolbar = window.findChild(QToolBar, "main-toolbar")
     assert toolbar is not None
     undo = next(a for a in toolbar.actions() if a.text() == "Undo")
