@@ -149,6 +149,8 @@ class CapacityModel(QAbstractTableModel):
         ) = None
         self.longest: list[str] = []  # per column, of the rows shown
         self._all: list[tuple[TableRow | RackRow, list[tuple[str, Any]]]] = []  # sorted, before the filter
+        # The row list last sorted (held, so it is that very list), and by what.
+        self._sorted: tuple[object, tuple[int, Qt.SortOrder]] = (None, (-1, Qt.SortOrder.AscendingOrder))
         self.filter_text = ""
 
     def set_rows(self, rows: list[TableRow] | list[RackRow], rack: bool, labels: dict[str, str]) -> bool:
@@ -170,7 +172,7 @@ class CapacityModel(QAbstractTableModel):
         ready = self._ready
         if ready is not None and ready[0] is rows and ready[1] == labels:
             self.longest = ready[3]
-            return list(ready[2])
+            return ready[2]
         pairs: list[tuple[TableRow | RackRow, list[tuple[str, Any]]]] = [
             (row, self._values(row, labels)) for row in rows
         ]
@@ -180,7 +182,7 @@ class CapacityModel(QAbstractTableModel):
         ]
         self._ready = (rows, labels, pairs, longest)
         self.longest = longest
-        return list(pairs)
+        return pairs
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort by a column's key.
@@ -202,15 +204,23 @@ class CapacityModel(QAbstractTableModel):
         self._arrange(self._all)
         self.endResetModel()
 
-    def _arrange(self, pairs: list[tuple[TableRow | RackRow, list[tuple[str, Any]]]]) -> None:
+    def presort(self, pairs: list[tuple[TableRow | RackRow, list[tuple[str, Any]]]]) -> None:
+        """Put rows in the table's order, in place; rows already in it (sorted while a drop hovered) are left."""
         column = self.sort_column
-        if 0 <= column < len(self.COLUMNS):
-            # Rows without a figure (None) sort together, apart from those with one.
-            def key(pair: tuple[TableRow | RackRow, list[tuple[str, Any]]]) -> tuple[bool, Any]:
-                value = pair[1][column][1]
-                return (value is None, value if value is not None else 0)
+        order = (column, self.sort_order)
+        if not 0 <= column < len(self.COLUMNS) or (pairs is self._sorted[0] and order == self._sorted[1]):
+            return
 
-            pairs.sort(key=key, reverse=self.sort_order == Qt.SortOrder.DescendingOrder)
+        # Rows without a figure (None) sort together, apart from those with one.
+        def key(pair: tuple[TableRow | RackRow, list[tuple[str, Any]]]) -> tuple[bool, Any]:
+            value = pair[1][column][1]
+            return (value is None, value if value is not None else 0)
+
+        pairs.sort(key=key, reverse=self.sort_order == Qt.SortOrder.DescendingOrder)
+        self._sorted = (pairs, order)
+
+    def _arrange(self, pairs: list[tuple[TableRow | RackRow, list[tuple[str, Any]]]]) -> None:
+        self.presort(pairs)
         self._all = pairs
         wanted = self.filter_text.casefold()
         if wanted:
@@ -565,7 +575,7 @@ class CapacityDock(LiveDock):
             if RUNTIMES[runtime].gpu_only and hw.kind != "gpu":
                 return
             rows = cached_capacity_table(catalog, hw, runtime=runtime, context=self.context)
-            self.model.cells_of(rows, self._labels())
+            self.model.presort(self.model.cells_of(rows, self._labels()))
             selected = self._selected_model()
             if selected is not None:
                 cached_decode_curve(catalog, selected[0], selected[1], hw, runtime=runtime, context=self.context)
