@@ -35,7 +35,6 @@ from rackplanner.gui.power_dock import (
     TIGHT_COLOUR,
     UNBALANCED_PERCENT,
     current_rack_power,
-    same_cell,
     short_connector,
     touches_rack,
 )
@@ -106,6 +105,18 @@ class OutletCombo(QComboBox):
         super().keyPressEvent(event)
 
 
+def same_cell(old: QTableWidgetItem, new: QTableWidgetItem) -> bool:
+    """Whether a table cell would look the same: only changed cells are set again."""
+    return (
+        old.text() == new.text()
+        and old.toolTip() == new.toolTip()
+        and old.background() == new.background()
+        and old.foreground() == new.foreground()
+        and old.font() == new.font()
+        and old.textAlignment() == new.textAlignment()
+    )
+
+
 class ConnectionsDock(LiveDock):
     """Every power cord in the current rack and the outlet group it uses; a combo pins another."""
 
@@ -170,8 +181,6 @@ class ConnectionsDock(LiveDock):
     def _on_rack_changed(self, *_args: object) -> None:
         self.refresh_when_visible()
 
-
-
     def _on_activated(self, row: int, index: int) -> None:
         if row >= len(self.cords) or index >= len(self.choices[row]):
             return
@@ -228,7 +237,7 @@ class ConnectionsDock(LiveDock):
 
     @staticmethod
     def _choices_for(power: RackPower, cord: Cord) -> list[Choice]:
-        """"Auto", then every outlet group with this cord's outlet type and how many are free."""
+        """The choices: "Auto", then every outlet group with this cord's outlet type and how many are free."""
         groups = [g for g in power.group_outlets if g.outlet_type == cord.outlet_type]
         texts = {(g.pdu, g.outlet_group): f"{g.pdu_name} {g.outlet_group} ({g.line})" for g in power.group_outlets}
         current = cord.assignment

@@ -59,3 +59,17 @@ def set_grid(
         px += [x_span[0], x_span[1]]
         py += [y, y]
     item.setData(px, py, connect="pairs")
+
+
+def set_value_axis(
+    plot: pg.PlotItem, grid: pg.PlotDataItem, top: float, x_span: tuple[float, float], xs: Sequence[float] = ()
+) -> None:
+    """Scale the value axis from 0 to ``top`` (a ``nice_top``) with round ticks and grid lines at them.
+
+    The top itself is left unlabelled: its figure would be cut in half by the plot's edge.
+    ``xs`` adds vertical grid lines; ``x_span`` is how far the horizontal ones reach.
+    """
+    plot.setYRange(0, top, padding=0)
+    ticks = nice_ticks(top)
+    plot.getAxis("left").setTicks([[(value, f"{value:,.10g}") for value in ticks[:-1]]])
+    set_grid(grid, x_span, (0.0, top), xs=xs, ys=ticks[1:-1])

@@ -33,7 +33,7 @@ from rackplanner.core.parts import Pdu
 from rackplanner.core.rackpower import SCENARIO_LABELS, SCENARIOS, PduLoad, RackPower, ScenarioResult, rack_power
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.live_dock import LiveDock, fit_table_height, scrolling
-from rackplanner.gui.plot_scale import grid_item, nice_ticks, nice_top, set_grid
+from rackplanner.gui.plot_scale import grid_item, nice_top, set_value_axis
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)
 
@@ -124,10 +124,6 @@ class _Cell:
         return item
 
 
-def _cell(text: str, *, right: bool = False, tooltip: str = "") -> _Cell:
-    return _Cell(text, right, tooltip)
-
-
 def _tinted(cell: _Cell, colour: QColor) -> _Cell:
     """The cell on a light wash of ``colour``."""
     wash = QColor(colour)
@@ -177,17 +173,6 @@ def fill_table(table: _CellTable, rows: list[list[_Cell]]) -> None:
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
     fit_table_height(table)
-
-
-def same_cell(old: QTableWidgetItem, new: QTableWidgetItem) -> bool:
-    return (
-        old.text() == new.text()
-        and old.toolTip() == new.toolTip()
-        and old.background() == new.background()
-        and old.foreground() == new.foreground()
-        and old.font() == new.font()
-        and old.textAlignment() == new.textAlignment()
-    )
 
 
 def _note_label() -> QLabel:
@@ -284,6 +269,7 @@ class PowerDock(LiveDock):
         self._top = 0.0  # the top of the amps axis as last set
         # What is drawn, by (PDU id, line): the bar items and their value labels.
         self.bars: dict[tuple[str, str], QGraphicsRectItem] = {}
+        self.value_labels: dict[tuple[str, str], _ValueLabel | None] = {}
         self.limit_marks: pg.PlotDataItem | None = None
         self.dead_labels: dict[str, pg.TextItem] = {}
         self._groups: list[_PduItems] = []
@@ -327,7 +313,7 @@ class PowerDock(LiveDock):
         self.grid: pg.PlotDataItem | None = None
         self._x_span = (0.0, 1.0)
         for side in ("left", "bottom"):
-            # The axes (with the grid) stay put while bars move: kept as pixmaps, not replayed every frame.
+            # The axes stay put while bars move: kept as pixmaps, not replayed every frame.
             self.plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.legend = _note_label()
         self.legend.setText(
@@ -436,6 +422,7 @@ class PowerDock(LiveDock):
             self._groups = []
             self._shape = None
             self.bars = {}
+            self.value_labels = {}
             self.dead_labels = {}
             self.limit_marks = None
             self.grid = None
@@ -465,24 +452,17 @@ class PowerDock(LiveDock):
                 group.dead_label.setPos(group.centre, min(group.limit_a, top) / 2)
             for line, (x, bar, label) in zip(pdu.lines, group.bars, strict=True):
                 self._update_bar(pdu, x, bar, label, line.line, line.current_a, line.limit_a, line.percent, line.over)
-        if top != self._top:
+        if top != self._top and self.grid is not None:
             # Setting even the same range makes the axes draw again (a third of a frame).
             self._top = top
-            plot.setYRange(0, top, padding=0)
-            # The top itself unlabelled: its figure would be cut in half by the plot's edge.
-            ticks = nice_ticks(top)[:-1]
-            self.plot.getAxis("left").setTicks([[(value, f"{value:g}") for value in ticks]])
-            self._draw_grid(ticks)
-
-    def _draw_grid(self, ticks: list[float]) -> None:
-        if self.grid is not None:
-            set_grid(self.grid, self._x_span, (0.0, self._top), ys=ticks[1:])
+            set_value_axis(plot, self.grid, top, self._x_span)
 
     def _build_plot(self, result: ScenarioResult) -> None:
         plot = self.plot.getPlotItem()
         plot.clear()
         self._groups = []
         self.bars = {}
+        self.value_labels = {}
         self.dead_labels = {}
         ticks: list[tuple[float, str]] = []
         mark_x: list[float] = []
@@ -503,6 +483,7 @@ class PowerDock(LiveDock):
                     plot.addItem(label)
                 bars.append((x, bar, label))
                 self.bars[(pdu.pdu, line.line)] = bar
+                self.value_labels[(pdu.pdu, line.line)] = label
                 mark_x += [x - 0.42, x + 0.42]
                 mark_y += [line.limit_a, line.limit_a]
                 x += 1
@@ -580,11 +561,8 @@ class PowerDock(LiveDock):
 
     def value_label(self, pdu: str, line: str) -> str:
         """The figure written above a bar ("" on a dead PDU's)."""
-        for group in self._groups:
-            for _x, bar, label in group.bars:
-                if bar is self.bars[(pdu, line)]:
-                    return label.text if label is not None else ""
-        raise KeyError((pdu, line))
+        label = self.value_labels[(pdu, line)]
+        return label.text if label is not None else ""
 
     def _fill_breakers(self, result: ScenarioResult) -> None:
         rows = [(pdu, b) for pdu in result.pdus for b in pdu.breakers]
@@ -603,12 +581,12 @@ class PowerDock(LiveDock):
             current = f"{b.current_a:.1f} A" if pdu.alive else "no power"
             load = "–" if b.percent is None or not pdu.alive else f"{b.percent:.0f}%"
             cells = [
-                _cell(pdu.name),
-                _cell(b.outlet_group),
-                _cell(b.line),
-                _cell(current, right=True),
-                _cell(rating, right=True, tooltip=rating_tip),
-                _cell(load, right=True),
+                _Cell(pdu.name),
+                _Cell(b.outlet_group),
+                _Cell(b.line),
+                _Cell(current, right=True),
+                _Cell(rating, right=True, tooltip=rating_tip),
+                _Cell(load, right=True),
             ]
             if pdu.alive and b.percent is not None:
                 cells[5] = _tinted(cells[5], load_colour(b.percent, b.over))
@@ -649,11 +627,11 @@ class PowerDock(LiveDock):
             else:
                 load, imbalance, neutral = "no power", "–", "–"
             cells = [
-                _cell(pdu.name, tooltip=pdu.limit_basis),
-                _cell(feed, tooltip=f"feed {pdu.feed}" if pdu.feed else "not plugged into a feed"),
-                _cell(load, right=True, tooltip=f"{pdu.load_w / 1000:,.2f} kW"),
-                _cell(imbalance, right=True, tooltip="Largest deviation of a line from the lines' average"),
-                _cell(neutral, right=True, tooltip="Neutral current of a wye PDU (phasor sum of the lines)"),
+                _Cell(pdu.name, tooltip=pdu.limit_basis),
+                _Cell(feed, tooltip=f"feed {pdu.feed}" if pdu.feed else "not plugged into a feed"),
+                _Cell(load, right=True, tooltip=f"{pdu.load_w / 1000:,.2f} kW"),
+                _Cell(imbalance, right=True, tooltip="Largest deviation of a line from the lines' average"),
+                _Cell(neutral, right=True, tooltip="Neutral current of a wye PDU (phasor sum of the lines)"),
             ]
             if pdu.alive and pdu.usable_va > 0:
                 share = pdu.load_va / pdu.usable_va * 100
