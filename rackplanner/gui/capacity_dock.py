@@ -61,14 +61,13 @@ from rackplanner.core.parts import LlmModel
 from rackplanner.core.plan import Machine
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.live_dock import LiveDock, fit_table_height, scrolling
-from rackplanner.gui.plot_scale import grid_item, nice_ticks, nice_top, set_grid
+from rackplanner.gui.plot_scale import grid_item, nice_top, set_value_axis
 from rackplanner.gui.summary_dock import CONTEXT_TOKENS, short_model
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)
 
-# (model id, format id) of a row, and the value its column sorts by.
+# (model id, format id) of a row.
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
-SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 # Batch ticks at powers of two (the x axis is log10 of the batch): pyqtgraph's own log ticks
 # crowd into each other at dock width.
@@ -272,11 +271,9 @@ class CapacityModel(QAbstractTableModel):
             return self.cells[index.row()][index.column()][0] if index.isValid() else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if index.column() >= 2 else None
-        if role not in (SORT_ROLE, KEY_ROLE, Qt.ItemDataRole.ToolTipRole) or not index.isValid():
+        if role not in (KEY_ROLE, Qt.ItemDataRole.ToolTipRole) or not index.isValid():
             return None
         row = self.rows[index.row()]
-        if role == SORT_ROLE:
-            return self.cells[index.row()][index.column()][1]
         if role == KEY_ROLE:
             return (row.model, row.format)
         fmt = FORMATS.get(row.format)
@@ -569,15 +566,14 @@ class CapacityDock(LiveDock):
         if not self.is_showing() or self.whole_rack or machine.id != self._document.current_machine:
             return
         runtime = str(self.runtime.currentData())
-        catalog = self._document.catalog
         try:
-            hw = from_machine(machine, catalog)
-            if RUNTIMES[runtime].gpu_only and hw.kind != "gpu":
+            hw, rows = self._machine_table(machine, runtime)
+            if rows is None:
                 return
-            rows = cached_capacity_table(catalog, hw, runtime=runtime, context=self.context)
             self.model.presort(self.model.cells_of(rows, self._labels()))
             selected = self._selected_model()
             if selected is not None:
+                catalog = self._document.catalog
                 cached_decode_curve(catalog, selected[0], selected[1], hw, runtime=runtime, context=self.context)
         except InputError:
             pass  # the drop itself will say what is wrong
@@ -635,14 +631,21 @@ class CapacityDock(LiveDock):
         if machine is None:
             self.title.setText("No machine" if not self._document.plan.machines else "No machine selected")
             return "Add a machine to see the models it runs.", []
-        hw = from_machine(machine, self._document.catalog)
+        hw, rows = self._machine_table(machine, runtime)
         self.hardware = [hw]
         self.title.setText(hw.label)
         self.title.setToolTip("\n".join(hw.assumptions))
-        rt = RUNTIMES[runtime]
-        if rt.gpu_only and hw.kind != "gpu":
-            return f"{rt.label} runs on GPUs only; choose llama.cpp for {hw.label}.", []
-        return "", cached_capacity_table(self._document.catalog, hw, runtime=runtime, context=self.context)
+        if rows is None:
+            return f"{RUNTIMES[runtime].label} runs on GPUs only; choose llama.cpp for {hw.label}.", []
+        return "", rows
+
+    def _machine_table(self, machine: Machine, runtime: str) -> tuple[Hardware, list[TableRow] | None]:
+        """A machine's hardware and its capacity table (None where the runtime cannot run on it)."""
+        catalog = self._document.catalog
+        hw = from_machine(machine, catalog)
+        if RUNTIMES[runtime].gpu_only and hw.kind != "gpu":
+            return hw, None
+        return hw, cached_capacity_table(catalog, hw, runtime=runtime, context=self.context)
 
     def _rack_rows(self, runtime: str) -> tuple[str, list[RackRow]]:
         plan = self._document.plan
@@ -806,12 +809,9 @@ class CapacityDock(LiveDock):
         self._y_top = y_top
         item = self.plot.getPlotItem()
         item.setXRange(0.0, math.log10(CURVE_MAX_BATCH), padding=0.02)
-        item.setYRange(0, y_top, padding=0)
-        ticks = nice_ticks(y_top)
-        item.getAxis("left").setTicks([[(value, f"{value:,.10g}") for value in ticks[:-1]]])
         # In batches, not their logarithms: the plot's log mode applies to the grid as to the curve.
         batches = [2**i for i in range(1, len(BATCH_TICKS))]
-        set_grid(self.grid, (1.0, float(CURVE_MAX_BATCH)), (0.0, y_top), xs=batches, ys=ticks[1:-1])
+        set_value_axis(item, self.grid, y_top, (1.0, float(CURVE_MAX_BATCH)), xs=batches)
 
     def _show_training(self) -> None:
         selected = self._selected_model()
