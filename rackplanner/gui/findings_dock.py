@@ -225,20 +225,19 @@ class FindingsDock(QDockWidget):
                 # The view measures a row again on every change it hears of; only the text
                 # changes its size or look, so the rest is set without telling it.
                 model.blockSignals(True)
-                self._show_finding(row, finding, text=False)
+                self._describe(row, finding)
                 model.blockSignals(False)
                 row.setText(0, finding.message)
         else:
             group.takeChildren()
             for finding in ordered:
-                self._show_finding(QTreeWidgetItem(group), finding)
+                self._describe(QTreeWidgetItem(group, [finding.message]), finding)
         if not group.isExpanded():
             group.setExpanded(True)
         self.tree.blockSignals(False)
 
-    def _show_finding(self, item: QTreeWidgetItem, finding: Finding | RackFinding, *, text: bool = True) -> None:
-        if text:
-            item.setText(0, finding.message)
+    def _describe(self, item: QTreeWidgetItem, finding: Finding | RackFinding) -> None:
+        """Everything a finding's row carries but its text: icon, the finding itself, tooltip."""
         item.setIcon(0, self.icons[finding.severity])
         item.setData(0, FINDING_ROLE, finding)
         item.setData(0, SEVERITY_ROLE, finding.severity)

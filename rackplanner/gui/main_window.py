@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QTabBar,
     QTabWidget,
+    QToolBar,
     QToolTip,
     QUndoView,
     QWidget,
@@ -134,6 +135,8 @@ class MainWindow(QMainWindow):
         self._burst_timer.timeout.connect(self.write_recovery)
         self._rebuild_tabs()
         self._update_title()
+        # The plan's objects out of later full collections, once the window is up.
+        QTimer.singleShot(0, settle_heap)
         # The rack docks import pyqtgraph (about half a second): they are added just after the
         # window first paints, and the saved layout is restored once every dock exists.
         QTimer.singleShot(0, self.build_rack_docks)
@@ -214,19 +217,7 @@ class MainWindow(QMainWindow):
         for action in (self.new_action, self.open_action, self.save_action):
             toolbar.addAction(action)
         toolbar.addSeparator()
-        stack = self.document.undo_stack
-        for action, can_changed, can in (
-            (self._toolbar_action("Undo", self.undo_action, stack.undo), stack.canUndoChanged, stack.canUndo),
-            (self._toolbar_action("Redo", self.redo_action, stack.redo), stack.canRedoChanged, stack.canRedo),
-        ):
-            toolbar.addAction(action)
-            button = toolbar.widgetForAction(action)
-            assert button is not None
-            button.installEventFilter(action)
-            # The button, not the action, is enabled and disabled: any change to an action lays out
-            # the toolbar and the whole window again.
-            button.setEnabled(can())
-            can_changed.connect(button.setEnabled)
+        self._add_undo_buttons(toolbar)
         toolbar.addSeparator()
         toolbar.addAction(self.fit_action)
 
@@ -236,18 +227,29 @@ class MainWindow(QMainWindow):
 
         export_bom(self)
 
-    def _toolbar_action(self, label: str, full: QAction, trigger: Callable[[], None]) -> _LabelledAction:
-        """Undo or Redo for the toolbar: a fixed label (what it undoes is in the tooltip and the Edit menu).
+    def _add_undo_buttons(self, toolbar: QToolBar) -> None:
+        """Undo and Redo for the toolbar: a fixed label (what they undo is in the tooltip and the Edit menu).
 
         The stack's own actions rename themselves after every edit ("Undo Place …"), which would
         resize the toolbar and relayout the whole window on every drop.
         """
         stack = self.document.undo_stack
-        proxy = _LabelledAction(full.icon(), label, self)
-        proxy.triggered.connect(trigger)
-        # Bound to the action's own slot, so the connection ends when the window (and action) goes.
-        (stack.undoTextChanged if label == "Undo" else stack.redoTextChanged).connect(proxy.describe)
-        return proxy
+        for label, full, trigger, can_changed, text_changed, can in (
+            ("Undo", self.undo_action, stack.undo, stack.canUndoChanged, stack.undoTextChanged, stack.canUndo),
+            ("Redo", self.redo_action, stack.redo, stack.canRedoChanged, stack.redoTextChanged, stack.canRedo),
+        ):
+            action = _LabelledAction(full.icon(), label, self)
+            action.triggered.connect(trigger)
+            # Bound to the action's own slot, so the connection ends when the window (and action) goes.
+            text_changed.connect(action.describe)
+            toolbar.addAction(action)
+            button = toolbar.widgetForAction(action)
+            assert button is not None
+            button.installEventFilter(action)
+            # The button, not the action, is enabled and disabled: any change to an action lays out
+            # the toolbar and the whole window again.
+            button.setEnabled(can())
+            can_changed.connect(button.setEnabled)
 
     def _build_docks(self) -> None:
         """The docks, in tabbed groups: catalog and machine on the left, the diagram and the lists on the right."""
@@ -664,7 +666,4 @@ class EmptyPlanTarget(QLabel):
 
 def open_window(catalog: Catalog, plan: Plan, path: Path | None, settings: QSettings | None = None) -> MainWindow:
     document = PlanDocument(plan, catalog, path)
-    window = MainWindow(document, settings)
-    # Once the window is up, before the first edit.
-    QTimer.singleShot(0, settle_heap)
-    return window
+    return MainWindow(document, settings)
