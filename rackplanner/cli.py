@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list = ["open", *args_list]
     args = build_parser().parse_args(args_list)
     from rackplanner import commands
-    from rackplanner.core.catalog import load_catalog
+    from rackplanner.core.catalog.loading import load_catalog
     from rackplanner.core.errors import InputError
 
     try:

@@ -8,16 +8,16 @@ import sys
 from pathlib import Path
 
 from rackplanner.core.analysis import analyse_plan
-from rackplanner.core.catalog import Catalog, user_catalog_dir
+from rackplanner.core.catalog.figures import key_figures
+from rackplanner.core.catalog.loading import Catalog, user_catalog_dir
+from rackplanner.core.catalog.netbox import add_to_catalog, import_device_type
+from rackplanner.core.catalog.parts import PART_KINDS
 from rackplanner.core.errors import InputError
-from rackplanner.core.figures import key_figures
-from rackplanner.core.netbox import add_to_catalog, import_device_type
-from rackplanner.core.parts import PART_KINDS
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.power_text import format_power
-from rackplanner.core.rackreport import plan_fabrics, rack_report
-from rackplanner.core.summary import format_summary, summarize
-from rackplanner.core.topology import derive_topology, format_topology
+from rackplanner.core.machine.topology import derive_topology, format_topology
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.summary import format_summary, summarize
+from rackplanner.core.rack.power_text import format_power
+from rackplanner.core.rack.report import plan_fabrics, rack_report
 
 
 def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:

@@ -16,7 +16,7 @@ os.environ["RACKPLANNER_CACHE_DIR"] = tempfile.mkdtemp(prefix="rackplanner-test-
 
 from hypothesis import settings
 
-from rackplanner.core.catalog import Catalog, load_catalog
+from rackplanner.core.catalog.loading import Catalog, load_catalog
 
 # Property tests run the same examples every time, so a failure in CI can be reproduced;
 # `pytest --hypothesis-seed=N` explores others.

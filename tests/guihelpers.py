@@ -10,10 +10,10 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from rackplanner.bench.events import drag_over, drop_at
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan.files import load_plan
 from rackplanner.gui.app import application
-from rackplanner.gui.machine_canvas import MachineCanvas
+from rackplanner.gui.canvases.machine import MachineCanvas
 from rackplanner.gui.main_window import MainWindow, open_window
 
 
@@ -29,7 +29,7 @@ def make_window(tmp_path: Path, catalog: Catalog, example: Path | None) -> MainW
     application()
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     plan = load_plan(example, catalog) if example else None
-    from rackplanner.core.plan import Plan
+    from rackplanner.core.plan.model import Plan
 
     window = open_window(catalog, plan or Plan(name="Empty"), example, settings)
     window.resize(1366, 768)

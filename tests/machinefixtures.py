@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.plan import Plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.model import Plan
 
 
 def build(

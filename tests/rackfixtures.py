@@ -6,9 +6,9 @@ from pathlib import Path
 
 import yaml
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog, load_catalog
-from rackplanner.core.plan import Plan
+from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.model import Plan
 
 # Each "load" device draws 950 W per cord over two C14 cords: 1900 W, 2000 VA at power factor 0.95.
 TEST_DEVICES = [

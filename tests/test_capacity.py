@@ -28,11 +28,11 @@ from rackplanner.core.capacity.hardware import from_cpu, from_gpu, from_machine
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.shape import kv_bytes_per_token
 from rackplanner.core.capacity.speed import SpeedInputs, decode_step_s
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Cpu, LlmModel
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import Cpu, LlmModel
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.topology import derive_topology
+from rackplanner.core.machine.topology import derive_topology
+from rackplanner.core.plan.files import load_plan
 from tests.conftest import EXAMPLES
 
 GIB = 2**30
@@ -260,7 +260,7 @@ def test_capacity_table_lists_fitting_models_with_speeds(catalog: Catalog) -> No
 
 
 def test_hardware_without_bandwidth_is_refused(tmp_path: Path, catalog: Catalog) -> None:
-    from rackplanner.core.parts import Gpu
+    from rackplanner.core.catalog.parts import Gpu
 
     bare = Gpu(
         id="bare-gpu",

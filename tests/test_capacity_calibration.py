@@ -14,7 +14,7 @@ import pytest
 
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.calibration import evaluate, fit_constants, format_table, load_points
-from rackplanner.core.catalog import Catalog, load_catalog
+from rackplanner.core.catalog.loading import Catalog, load_catalog
 
 DATA = Path(__file__).parent / "data"
 MEASURED = DATA / "measured.csv"

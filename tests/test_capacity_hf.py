@@ -9,8 +9,8 @@ import pytest
 
 from rackplanner.core.capacity.estimate import estimate
 from rackplanner.core.capacity.hardware import from_gpu
-from rackplanner.core.capacity.hf_config import load_hf_config
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.hf_config import load_hf_config
+from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
 
 HF = Path(__file__).parent / "data" / "hf"

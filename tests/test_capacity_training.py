@@ -15,7 +15,7 @@ from rackplanner.core.capacity.training import (
     time_to_train_s,
     training_limits,
 )
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
 
 

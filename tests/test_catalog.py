@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog, load_catalog, load_catalog_file
-from rackplanner.core.parts import (
+from rackplanner.core.catalog.loading import BUILTIN_CATALOG_DIR, Catalog, load_catalog, load_catalog_file
+from rackplanner.core.catalog.parts import (
     PART_KINDS,
     Board,
     Cpu,
@@ -203,7 +203,7 @@ def test_parse_cache_answers_for_unchanged_files_and_never_for_changed_ones(
 ) -> None:
     import datetime
 
-    from rackplanner.core import parsecache
+    from rackplanner.core.catalog import parsecache
 
     monkeypatch.setenv("RACKPLANNER_CACHE_DIR", str(tmp_path / "cache"))
     first = tmp_path / "gpu.yaml"

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog, load_catalog
-from rackplanner.core.fit import Finding, check_machine
-from rackplanner.core.parts import Board, Chassis, Psu, Server
-from rackplanner.core.topology import Topology, check_board, derive_topology, pcie_gbs
+from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.catalog.parts import Board, Chassis, Psu, Server
+from rackplanner.core.machine.fit import Finding, check_machine
+from rackplanner.core.machine.topology import Topology, check_board, derive_topology, pcie_gbs
+from rackplanner.core.plan import edits
 from tests.machinefixtures import build
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog, load_catalog_file
-from rackplanner.core.parts import Cpu, Memory
+from rackplanner.core.catalog.loading import BUILTIN_CATALOG_DIR, Catalog, load_catalog_file
+from rackplanner.core.catalog.parts import Cpu, Memory
 
 CPU_FILE = BUILTIN_CATALOG_DIR / "cpu.yaml"
 MEMORY_FILE = BUILTIN_CATALOG_DIR / "memory.yaml"

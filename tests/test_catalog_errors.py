@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core import catalog as catalog_module
-from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, CatalogError, load_catalog, load_catalog_file
-from rackplanner.core.parts import Gpu
+from rackplanner.core.catalog import loading as catalog_module
+from rackplanner.core.catalog.loading import BUILTIN_CATALOG_DIR, CatalogError, load_catalog, load_catalog_file
+from rackplanner.core.catalog.parts import Gpu
 
 GOOD_GPU = """
 - id: my-card

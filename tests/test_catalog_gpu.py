@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog, load_catalog_file
-from rackplanner.core.parts import Gpu, NvlinkBridge
+from rackplanner.core.catalog.loading import BUILTIN_CATALOG_DIR, Catalog, load_catalog_file
+from rackplanner.core.catalog.parts import Gpu, NvlinkBridge
 
 
 def _gpus(catalog: Catalog) -> list[Gpu]:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog, load_catalog_file
-from rackplanner.core.parts import PCIE_GBS_PER_LANE, NetworkSwitch, Nic, OutletGroup, Pdu, Psu, Rack
-from rackplanner.core.rackpower import rack_power
+from rackplanner.core.catalog.loading import BUILTIN_CATALOG_DIR, Catalog, load_catalog_file
+from rackplanner.core.catalog.parts import PCIE_GBS_PER_LANE, NetworkSwitch, Nic, OutletGroup, Pdu, Psu, Rack
+from rackplanner.core.rack.power import rack_power
 from tests.rackfixtures import build_catalog, mount_loads, rack_with_pdus
 
 INFRA_FILES = ("rack", "pdu", "switch", "nic", "psu", "drive")

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.llm_shape import active_parameter_count_b, kv_cache_values_per_token, parameter_count_b
-from rackplanner.core.parts import LlmModel
+from rackplanner.core.catalog.llm_shape import active_parameter_count_b, kv_cache_values_per_token, parameter_count_b
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import LlmModel
 from tests.conftest import REPO
 
 LLM_YAML = REPO / "catalog" / "llm.yaml"

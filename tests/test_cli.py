@@ -105,7 +105,7 @@ def test_help_answers_without_importing_the_core() -> None:
 
 
 def test_kind_names_for_the_command_line_match_the_part_models() -> None:
+    from rackplanner.core.catalog.parts import PART_KINDS
     from rackplanner.core.kinds import PART_KIND_NAMES
-    from rackplanner.core.parts import PART_KINDS
 
     assert sorted(PART_KIND_NAMES) == sorted(PART_KINDS)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.edits import Change, EditRefused
-from rackplanner.core.plan import Machine, PartCount, Plan, Rack
-from rackplanner.core.planfile import plan_to_json
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.edits import Change, EditRefused
+from rackplanner.core.plan.files import plan_to_json
+from rackplanner.core.plan.model import Machine, PartCount, Plan, Rack
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from rackplanner.core import electrical
+from rackplanner.core.rack import electrical
 
 
 def test_ap8966_capacity_matches_the_seed() -> None:

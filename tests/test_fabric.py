@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.fabric import rack_network, row_fabric, size_leaf_spine
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.rack.fabric import rack_network, row_fabric, size_leaf_spine
 from tests.conftest import EXAMPLES
 
 

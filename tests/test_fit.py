@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog, load_catalog
-from rackplanner.core.fit import Finding, check_machine
-from rackplanner.core.parts import Gpu
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.power import gpu_budget_w
-from rackplanner.core.topology import derive_topology
+from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.catalog.parts import Gpu
+from rackplanner.core.machine.fit import Finding, check_machine
+from rackplanner.core.machine.power import gpu_budget_w
+from rackplanner.core.machine.topology import derive_topology
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
 from tests.conftest import EXAMPLES
 
 
@@ -26,7 +26,7 @@ def test_teaching_example_explains_each_mistake(catalog: Catalog) -> None:
     assert found["bridge-mismatch"].slots == ["pciex16-g5-1", "pciex16-g5-2"]
     # Budget: 3090 at 600 W (001_1caa315e8577a206.txt) twice, 4090 at its 450 W board power,
     # Ryzen 9 7950X 170 W, one DIMM at the 4 W allowance and the 75 W desktop allowance
-    # (core/power.py) = 1,899 W against a 1,600 W PSU.
+    # (core/machine/power.py) = 1,899 W against a 1,600 W PSU.
     assert found["psu-too-small"].message.startswith("The PSU gives 1,600 W but the build can draw 1,899 W")
     assert found["risers"].severity == "warning" and "3 GPUs" in found["risers"].message
     # 32 GB of RAM for 24 + 24 + 24 GB of VRAM.

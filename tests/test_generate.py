@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.generate import generate_row
-from rackplanner.core.mounting import rack_layout
-from rackplanner.core.planfile import check_references, plan_to_json
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan.files import check_references, plan_to_json
+from rackplanner.core.plan.generate import generate_row
+from rackplanner.core.rack.mounting import rack_layout
 
 
 def test_rows_are_deterministic_and_valid(catalog: Catalog) -> None:

@@ -15,14 +15,14 @@ from PySide6.QtGui import QGuiApplication, QWheelEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.parts import Board
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.topology import derive_topology, format_topo_matrix, pcie_gbs
-from rackplanner.gui import colors
-from rackplanner.gui.block_diagram import BlockDiagramDock
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Board
+from rackplanner.core.machine.topology import derive_topology, format_topo_matrix, pcie_gbs
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
+from rackplanner.draw import colors
+from rackplanner.gui.canvases.block_diagram import BlockDiagramDock
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
 
@@ -317,8 +317,8 @@ def test_a_hovered_drop_is_drawn_ahead_and_the_drop_only_shows_it(
     qtbot: QtBot, tmp_path: Path, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rackplanner.bench.events import drag_over, drop_at
-    from rackplanner.gui.block_diagram import DiagramScene
-    from rackplanner.gui.machine_canvas import MachineCanvas
+    from rackplanner.gui.canvases.block_diagram import DiagramScene
+    from rackplanner.gui.canvases.machine import MachineCanvas
     from rackplanner.gui.mime import part_mime
     from tests.guihelpers import shown_window, slot_point
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.fit import check_machine
-from rackplanner.core.planfile import load_plan, plan_to_json
-from rackplanner.core.topology import derive_topology
-from rackplanner.gui.machine_canvas import MachineCanvas
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.machine.fit import check_machine
+from rackplanner.core.machine.topology import derive_topology
+from rackplanner.core.plan.files import load_plan, plan_to_json
+from rackplanner.gui.canvases.machine import MachineCanvas
 from rackplanner.gui.mime import part_mime
 from tests.conftest import EXAMPLES
 from tests.guihelpers import board_point, drop, keep, make_window, slot_point

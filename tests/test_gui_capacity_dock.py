@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core import edits
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.curves import decode_curve, knee_batch, rack_capacity_table, speed_inputs
 from rackplanner.core.capacity.estimate import capacity_table
@@ -20,11 +19,12 @@ from rackplanner.core.capacity.memory import memory_fit
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.speed import SpeedInputs, decode_step_s, decode_tokens_per_s
 from rackplanner.core.capacity.training import interruptions_per_day, time_to_train_s
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.parts import LlmModel
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
-from rackplanner.gui.capacity_dock import KEY_ROLE, CapacityDock
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import LlmModel
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
+from rackplanner.gui.docks.capacity import KEY_ROLE, CapacityDock
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
 from tests.guihelpers import screenshot_dir
@@ -302,7 +302,7 @@ def test_recomputes_only_for_its_machine_and_only_when_visible(
     colo: tuple[PlanDocument, CapacityDock], monkeypatch: pytest.MonkeyPatch, qtbot: QtBot
 ) -> None:
     document, dock = colo
-    import rackplanner.gui.capacity_dock as capacity_dock
+    import rackplanner.gui.docks.capacity as capacity_dock
 
     calls: list[str] = []
     real = capacity_dock.cached_capacity_table
@@ -366,7 +366,7 @@ def test_a_hovered_drop_has_its_table_worked_out_ahead(
 ) -> None:
     from rackplanner.bench.events import drag_over, drop_at
     from rackplanner.core.capacity import curves
-    from rackplanner.gui.machine_canvas import MachineCanvas
+    from rackplanner.gui.canvases.machine import MachineCanvas
     from rackplanner.gui.mime import part_mime
     from tests.guihelpers import shown_window, slot_point
 

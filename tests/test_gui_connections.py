@@ -10,11 +10,11 @@ from PySide6.QtGui import QStandardItemModel, QWheelEvent
 from PySide6.QtWidgets import QApplication, QComboBox
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.rackpower import rack_power
-from rackplanner.gui.connections_dock import DEVICE, HOW, LINE, PSU, ConnectionsDock
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
+from rackplanner.core.rack.power import rack_power
+from rackplanner.gui.docks.connections import DEVICE, HOW, LINE, PSU, ConnectionsDock
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
 from tests.guihelpers import screenshot_dir

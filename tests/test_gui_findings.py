@@ -13,19 +13,19 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.findings import SEVERITY_ORDER
-from rackplanner.core.fit import check_machine
-from rackplanner.core.generate import generate_row
-from rackplanner.core.mounting import rack_layout
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.rackpower import rack_power
-from rackplanner.core.rackreport import rack_report
-from rackplanner.core.topology import derive_topology
+from rackplanner.core.machine.fit import check_machine
+from rackplanner.core.machine.topology import derive_topology
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.generate import generate_row
+from rackplanner.core.plan.model import Plan
+from rackplanner.core.rack.mounting import rack_layout
+from rackplanner.core.rack.power import rack_power
+from rackplanner.core.rack.report import rack_report
+from rackplanner.gui.docks.findings import FINDING_ROLE, FindingsDock, count_text
 from rackplanner.gui.document import PlanDocument
-from rackplanner.gui.findings_dock import FINDING_ROLE, FindingsDock, count_text
 from tests.conftest import EXAMPLES
 
 

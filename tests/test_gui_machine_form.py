@@ -10,13 +10,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.parts import Cpu, Psu
-from rackplanner.core.plan import PartCount, Plan
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Cpu, Psu
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import PartCount, Plan
+from rackplanner.gui.docks.machine_form import HOME_RIG_BUILD, MachineDock, current_part
 from rackplanner.gui.document import PlanDocument
-from rackplanner.gui.machine_form import HOME_RIG_BUILD, MachineDock, current_part
 from tests.conftest import EXAMPLES
 
 

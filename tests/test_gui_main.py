@@ -11,9 +11,9 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QMessageBox, QToolBar, QToolTip
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.planfile import load_plan, plan_to_json
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan, plan_to_json
 from rackplanner.gui import recovery
 from rackplanner.gui.app import offer_recovery
 from rackplanner.gui.mime import card_mime, part_mime

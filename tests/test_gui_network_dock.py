@@ -8,13 +8,13 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.fabric import rack_network, row_fabric
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
+from rackplanner.core.rack.fabric import rack_network, row_fabric
+from rackplanner.gui.docks.network import NetworkDock
 from rackplanner.gui.document import PlanDocument
-from rackplanner.gui.network_dock import NetworkDock
 from tests.conftest import EXAMPLES
 from tests.guihelpers import screenshot_dir
 

@@ -11,13 +11,13 @@ from PySide6.QtCore import QModelIndex, QPoint, Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.figures import key_figures
-from rackplanner.core.parts import PART_KINDS, Gpu
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.catalog.figures import key_figures
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import PART_KINDS, Gpu
+from rackplanner.core.plan.files import load_plan
+from rackplanner.gui.docks.palette import FIGURES_ROLE, KIND_ROLE, PART_ID_ROLE, PaletteDock, compact_figures
 from rackplanner.gui.document import PlanDocument
 from rackplanner.gui.mime import PART_MIME, part_from_mime
-from rackplanner.gui.palette import FIGURES_ROLE, KIND_ROLE, PART_ID_ROLE, PaletteDock, compact_figures
 from tests.conftest import EXAMPLES
 
 

@@ -11,14 +11,14 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.rackpower import rack_power
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
+from rackplanner.core.rack.power import rack_power
+from rackplanner.gui.docks.plot_scale import nice_ticks
+from rackplanner.gui.docks.power import OK_COLOUR, OVER_COLOUR, TIGHT_COLOUR, PowerDock, _axis_top
 from rackplanner.gui.document import PlanDocument
-from rackplanner.gui.plot_scale import nice_ticks
-from rackplanner.gui.power_dock import OK_COLOUR, OVER_COLOUR, TIGHT_COLOUR, PowerDock, _axis_top
 from tests.conftest import EXAMPLES
 from tests.guihelpers import screenshot_dir
 from tests.rackfixtures import build_catalog, mount_loads, rack_with_pdus

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.planfile import plan_to_json
-from rackplanner.core.rackpower import rack_power
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan.files import plan_to_json
+from rackplanner.core.rack.power import rack_power
+from rackplanner.gui.canvases.rack_row import RackRowCanvas, device_mime
+from rackplanner.gui.docks.power import PowerDock
 from rackplanner.gui.mime import part_mime
-from rackplanner.gui.power_dock import PowerDock
-from rackplanner.gui.rack_canvas import RackRowCanvas, device_mime
 from tests.conftest import EXAMPLES
 from tests.guihelpers import drop, keep, make_window, screenshot_dir
 from tests.test_gui_power_dock import heights
@@ -133,7 +133,7 @@ def test_move_a_selection_together(qtbot: QtBot, tmp_path: Path, catalog: Catalo
 def test_plan_a_colo_rack_from_nothing(
     qtbot: QtBot, tmp_path: Path, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rackplanner.gui.feed_dialog import FeedDialog
+    from rackplanner.gui.dialogs.feed import FeedDialog
 
     window = make_window(tmp_path, catalog, None)
     keep(qtbot, window)
@@ -176,7 +176,7 @@ def test_double_click_opens_a_racked_server_in_a_closable_tab(qtbot: QtBot, tmp_
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from rackplanner.gui.machine_canvas import MachineCanvas
+    from rackplanner.gui.canvases.machine import MachineCanvas
 
     window = make_window(tmp_path, catalog, COLO)
     keep(qtbot, window)
@@ -208,8 +208,8 @@ def test_a_hovered_move_works_out_both_racks_power_before_the_drop(
     from PySide6.QtCore import QSettings
 
     from rackplanner.bench.events import drag_over, drop_at
-    from rackplanner.core import rackpower
-    from rackplanner.core.generate import generate_row
+    from rackplanner.core.plan.generate import generate_row
+    from rackplanner.core.rack import power as rackpower
     from rackplanner.gui.main_window import open_window
 
     plan = generate_row(2, seed=5)  # two racks of eight servers, U33-U40 free in each

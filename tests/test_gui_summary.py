@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core import edits
 from rackplanner.core.capacity.estimate import capacity_table
 from rackplanner.core.capacity.hardware import from_machine
 from rackplanner.core.capacity.picks import COMMON_FORMATS, top_models
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.parts import Gpu, LlmModel
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.power import machine_power
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Gpu, LlmModel
+from rackplanner.core.machine.power import machine_power
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
+from rackplanner.gui.docks.summary import SummaryDock
 from rackplanner.gui.document import PlanDocument
-from rackplanner.gui.summary_dock import SummaryDock
 from tests.conftest import EXAMPLES
 
 

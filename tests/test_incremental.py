@@ -7,10 +7,13 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from rackplanner.core import edits, fabric, fit, mounting, power, rackpower, topology
 from rackplanner.core.analysis import analyse_plan
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.generate import generate_row
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.machine import fit, power, topology
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.generate import generate_row
+from rackplanner.core.rack import fabric, mounting
+from rackplanner.core.rack import power as rackpower
 
 # The functions that do the work behind each cache: a call means a result was computed, not looked up.
 WORKERS = {
@@ -38,7 +41,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
 
 
 def test_a_power_limit_edit_recomputes_one_machine_and_its_rack(catalog: Catalog, calls: Counter[str]) -> None:
-    plan = generate_row(6, seed=3)  # 6 racks, 48 servers (rackplanner.core.generate)
+    plan = generate_row(6, seed=3)  # 6 racks, 48 servers (rackplanner.core.plan.generate)
     analyse_plan(plan, catalog)
     assert calls["rack power"] == 6 and calls["rack layout"] == 6
     calls.clear()

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from rackplanner.core.llm_shape import active_parameter_count_b, kv_cache_values_per_token, parameter_count_b
-from rackplanner.core.parts import LlmModel
+from rackplanner.core.catalog.llm_shape import active_parameter_count_b, kv_cache_values_per_token, parameter_count_b
+from rackplanner.core.catalog.parts import LlmModel
 
 
 def _model(**arch: Any) -> LlmModel:

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.fabric import device_demands, row_fabric
-from rackplanner.core.plan import SCHEMA_VERSION
-from rackplanner.core.planfile import PlanFileError, load_plan, plan_from_data, plan_to_json, save_plan
-from rackplanner.core.summary import summarize
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan.files import PlanFileError, load_plan, plan_from_data, plan_to_json, save_plan
+from rackplanner.core.plan.model import SCHEMA_VERSION
+from rackplanner.core.plan.summary import summarize
+from rackplanner.core.rack.fabric import device_demands, row_fabric
 
 PLANS = Path(__file__).parent / "data" / "plans"
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.mounting import placement_problem, rack_layout
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
+from rackplanner.core.rack.mounting import placement_problem, rack_layout
 from tests.conftest import EXAMPLES
 from tests.rackfixtures import build_catalog
 
@@ -97,8 +97,8 @@ def test_placement_problem_for_drop_targets(cat: Catalog) -> None:
 
 
 def test_device_figures_on_the_colo_rack_labels(catalog: Catalog) -> None:
-    from rackplanner.core.mounting import device_figure
-    from rackplanner.core.power import machine_power
+    from rackplanner.core.machine.power import machine_power
+    from rackplanner.core.rack.mounting import device_figure
 
     plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
     rack = plan.racks[0]

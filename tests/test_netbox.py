@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rackplanner.core.catalog import load_catalog
-from rackplanner.core.netbox import NetboxError, add_to_catalog, import_device_type, to_device_type
-from rackplanner.core.parts import NetworkSwitch, Pdu, RackDevice
+from rackplanner.core.catalog.loading import load_catalog
+from rackplanner.core.catalog.netbox import NetboxError, add_to_catalog, import_device_type, to_device_type
+from rackplanner.core.catalog.parts import NetworkSwitch, Pdu, RackDevice
 from tests.conftest import REPO
 
 FIXTURES = REPO / "tests" / "data" / "netbox"

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from rackplanner.core.catalog.parts import PCIE_GBS_PER_LANE, Board, Cpu, Pdu
 from rackplanner.core.errors import describe_validation_error
-from rackplanner.core.parts import PCIE_GBS_PER_LANE, Board, Cpu, Pdu
 
 
 def board(**changes: Any) -> dict[str, Any]:

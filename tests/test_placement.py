@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.placement import slot_verdicts
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.machine.placement import slot_verdicts
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
 from tests.conftest import EXAMPLES
 
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from rackplanner.core import planfile
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.plan import SCHEMA_VERSION, Plan
-from rackplanner.core.planfile import PlanFileError, load_plan, plan_to_json, save_plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan import files as planfile
+from rackplanner.core.plan.files import PlanFileError, load_plan, plan_to_json, save_plan
+from rackplanner.core.plan.model import SCHEMA_VERSION, Plan
 
 
 def test_every_example_loads_and_round_trips_byte_for_byte(

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.parts import Psu
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.power import (
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Psu
+from rackplanner.core.machine.power import (
     BTU_PER_HR_PER_W,
     DESKTOP_OVERHEAD_W,
     DIMM_ALLOWANCE_W,
@@ -16,6 +14,8 @@ from rackplanner.core.power import (
     machine_power,
     parse_redundancy,
 )
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
 from tests.conftest import EXAMPLES
 
 

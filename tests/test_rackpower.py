@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog, load_catalog
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.rackpower import rack_power
+from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.rack.power import rack_power
 from tests.conftest import EXAMPLES
 from tests.rackfixtures import build_catalog, mount_loads, rack_with_pdus
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from rackplanner.core.bom import build_bom
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.rackpower import rack_power
+from rackplanner.core.bom.lines import build_bom
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
+from rackplanner.core.rack.power import rack_power
 from rackplanner.report import sections
 from rackplanner.report.pdf import ExportCancelled, PdfResult, write_pdf
 from tests.conftest import EXAMPLES
@@ -96,7 +96,7 @@ def test_colo_report_pages_text_and_power_figures(qapp: object, catalog: Catalog
     text = flat(page_text(path))
     assert plan.name in text
     assert "Prepared 22 November 2026" in text
-    # BOM totals from core/bom.py: no part of this plan has a catalog price (test_bom.py).
+    # BOM totals from core/bom/lines.py: no part of this plan has a catalog price (test_bom.py).
     totals = build_bom(plan, catalog).totals
     assert totals.total_text == "$0.00 plus 9 parts without a price (85 units)"
     assert "Total (USD)" in text and "plus 9 parts without a price (85 units)" in text
@@ -220,7 +220,7 @@ def test_cancel_leaves_no_file(qapp: object, catalog: Catalog, tmp_path: Path) -
 
 
 def test_ten_rack_row_pages(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
-    from rackplanner.core.generate import generate_row
+    from rackplanner.core.plan.generate import generate_row
     from rackplanner.report.facts import machine_configs
 
     plan = generate_row(10, seed=1)

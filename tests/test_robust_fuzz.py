@@ -22,11 +22,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog, load_catalog_file
+from rackplanner.core.catalog.loading import BUILTIN_CATALOG_DIR, Catalog, load_catalog_file
+from rackplanner.core.catalog.parts import PART_KINDS
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import PART_KINDS
-from rackplanner.core.plan import SCHEMA_VERSION, Plan
-from rackplanner.core.planfile import check_references, load_plan, plan_to_json
+from rackplanner.core.plan.files import check_references, load_plan, plan_to_json
+from rackplanner.core.plan.model import SCHEMA_VERSION, Plan
 
 PLANS = Path(__file__).parent / "data" / "plans"
 EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"

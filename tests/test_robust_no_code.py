@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core.catalog import CatalogError, load_catalog, load_catalog_file
+from rackplanner.core.catalog.loading import CatalogError, load_catalog, load_catalog_file
 from rackplanner.core.errors import InputError
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.plan.files import load_plan
 from tests.test_catalog_errors import GOOD_GPU
 
 REPO = Path(__file__).resolve().parent.parent

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.plan.files import load_plan
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "resources" / "examples" / "home-rig-2x3090.json"
@@ -30,9 +30,9 @@ import json, sys, time
 from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
-from rackplanner.core import edits
-from rackplanner.core.catalog import load_catalog
-from rackplanner.core.planfile import load_plan, plan_to_json
+from rackplanner.core.plan import edits
+from rackplanner.core.catalog.loading import load_catalog
+from rackplanner.core.plan.files import load_plan, plan_to_json
 from rackplanner.gui import recovery
 from rackplanner.gui.app import application, offer_recovery, report_catalog_problems
 from rackplanner.gui.main_window import open_window

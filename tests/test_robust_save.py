@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core.generate import generate_row
-from rackplanner.core.planfile import load_plan, plan_to_json, save_plan
+from rackplanner.core.plan.files import load_plan, plan_to_json, save_plan
+from rackplanner.core.plan.generate import generate_row
 
 REPO = Path(__file__).resolve().parent.parent
 RACKS = 50
@@ -32,8 +32,8 @@ KILLS = 60
 CHILD = """
 import os, sys
 from pathlib import Path
-from rackplanner.core.generate import generate_row
-from rackplanner.core.planfile import save_plan
+from rackplanner.core.plan.generate import generate_row
+from rackplanner.core.plan.files import save_plan
 
 plan = generate_row({racks}, seed=2).model_copy(update={{"name": "New plan"}})
 target = Path(sys.argv[1])

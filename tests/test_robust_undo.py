@@ -1,6 +1,6 @@
 """Undo that always returns: random walks of hundreds of edits through the app's undo stack.
 
-Each walk applies random edits of every kind in ``rackplanner.core.edits`` through
+Each walk applies random edits of every kind in ``rackplanner.core.plan.edits`` through
 ``PlanDocument.apply`` (arguments drawn mostly from what the plan holds, so most edits are
 made; refused ones are skipped), keeping the plan after each. Every plan along the way must
 be a valid plan (it loads back from its own text). Then the walk is undone step by step back
@@ -22,12 +22,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6.QtWidgets import QApplication
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.parts import Drive, Gpu, Nic, Pdu
-from rackplanner.core.plan import PartCount, Plan
-from rackplanner.core.planfile import load_plan, plan_to_json
-from rackplanner.core.resolve import board_of
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Drive, Gpu, Nic, Pdu
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan, plan_to_json
+from rackplanner.core.plan.model import PartCount, Plan
+from rackplanner.core.plan.resolve import board_of
 from rackplanner.gui.document import PlanDocument
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"

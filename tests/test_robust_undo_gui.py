@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.planfile import plan_to_json
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan.files import plan_to_json
 from rackplanner.gui.mime import card_mime, part_mime
 from tests.conftest import EXAMPLES
 from tests.guihelpers import drop, keep, make_window, slot_point

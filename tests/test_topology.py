@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.topology import Topology, derive_topology, format_topo_matrix, pcie_gbs
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.machine.topology import Topology, derive_topology, format_topo_matrix, pcie_gbs
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
 from tests.conftest import EXAMPLES
 from tests.machinefixtures import build
 
@@ -130,7 +130,7 @@ def test_ring_shares_uplinks(catalog: Catalog) -> None:
     topo = example_topology(catalog, "sys-4028gr-trt2-8gpu")
     assert topo.ring is not None
     assert topo.ring.bottleneck_gbs == pytest.approx(15.76, abs=0.01)
-    from rackplanner.core.topology import ring_allreduce
+    from rackplanner.core.machine.topology import ring_allreduce
 
     # GPU0->GPU4->GPU1->GPU5->GPU0 crosses each switch uplink twice in each direction.
     zigzag = ring_allreduce(topo, ["GPU0", "GPU4", "GPU1", "GPU5"])
@@ -165,7 +165,7 @@ def test_board_lane_budget_problems(catalog: Catalog, tmp_path: Path) -> None:
             for i in range(3)
         )
     )
-    from rackplanner.core.catalog import load_catalog
+    from rackplanner.core.catalog.loading import load_catalog
 
     mine = load_catalog([tmp_path], include_user=False)
     plan = build(mine, board="bad-board", cards={"s0": "v100-32gb-pcie"})
@@ -177,8 +177,8 @@ def test_board_lane_budget_problems(catalog: Catalog, tmp_path: Path) -> None:
 
 
 def test_builtin_boards_respect_lane_budgets(catalog: Catalog) -> None:
-    from rackplanner.core.parts import Board
-    from rackplanner.core.topology import check_board
+    from rackplanner.core.catalog.parts import Board
+    from rackplanner.core.machine.topology import check_board
 
     for board in catalog.of_kind(Board):
         assert check_board(board, catalog) == [], board.id

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core.catalog import Catalog, load_catalog
-from rackplanner.core.parts import Board
-from rackplanner.core.topology import PATH_RANK, Topology, check_board, derive_topology, pcie_gbs
+from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.catalog.parts import Board
+from rackplanner.core.machine.topology import PATH_RANK, Topology, check_board, derive_topology, pcie_gbs
 from tests.machinefixtures import build
 
 

@@ -8,13 +8,13 @@ from functools import partial
 from pathlib import Path
 
 from rackplanner.bench.table import Figure, Report, timed
-from rackplanner.core import edits
 from rackplanner.core.analysis import analyse_plan
-from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog, load_catalog
-from rackplanner.core.generate import generate_row
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
-from rackplanner.memory import settle_heap
+from rackplanner.core.catalog.loading import BUILTIN_CATALOG_DIR, Catalog, load_catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.generate import generate_row
+from rackplanner.core.plan.model import Plan
+from rackplanner.gui.heap import settle_heap
 
 SIZES = (1, 10, 50)
 EXAMPLES = BUILTIN_CATALOG_DIR.parent / "resources" / "examples"
@@ -174,7 +174,7 @@ def _capacity(report: Report, repeat: int) -> None:
     from rackplanner.core.capacity.estimate import capacity_table
     from rackplanner.core.capacity.formats import FORMATS
     from rackplanner.core.capacity.hardware import from_machine
-    from rackplanner.core.parts import LlmModel
+    from rackplanner.core.catalog.parts import LlmModel
 
     catalog = load_catalog(include_user=False)
     machine = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog).machines[0]

@@ -18,16 +18,16 @@ from PySide6.QtWidgets import QApplication
 from rackplanner.bench.core import EXAMPLES
 from rackplanner.bench.events import drag_over, drop_at
 from rackplanner.bench.table import Figure, Report, timed
-from rackplanner.core import edits
-from rackplanner.core.catalog import load_catalog
-from rackplanner.core.generate import generate_row
-from rackplanner.core.parts import Gpu
-from rackplanner.core.placement import slot_verdicts
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.catalog.loading import load_catalog
+from rackplanner.core.catalog.parts import Gpu
+from rackplanner.core.machine.placement import slot_verdicts
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.generate import generate_row
 from rackplanner.gui.app import application
+from rackplanner.gui.canvases.rack_row import RackRowCanvas, device_mime
 from rackplanner.gui.main_window import MainWindow, open_window
 from rackplanner.gui.mime import part_mime
-from rackplanner.gui.rack_canvas import RackRowCanvas, device_mime
 
 APP = "app"
 FRAME_S = 0.016  # one frame at 60 Hz: the target for every edit

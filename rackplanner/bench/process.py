@@ -19,8 +19,8 @@ _APP_START = """
 import time
 start = time.perf_counter()
 from PySide6.QtCore import QSettings
-from rackplanner.core.catalog import load_catalog
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.catalog.loading import load_catalog
+from rackplanner.core.plan.files import load_plan
 from rackplanner.gui.app import DEFAULT_EXAMPLE, application
 from rackplanner.gui.main_window import open_window
 app = application()
@@ -37,8 +37,8 @@ _BIG_PLAN = """
 import resource
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
-from rackplanner.core.catalog import load_catalog
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.catalog.loading import load_catalog
+from rackplanner.core.plan.files import load_plan
 from rackplanner.gui.app import application
 from rackplanner.gui.main_window import open_window
 from pathlib import Path

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.fabric import RowFabric
-from rackplanner.core.fit import Finding, check_machine
-from rackplanner.core.plan import Plan
-from rackplanner.core.rackreport import RackReport, plan_fabrics, rack_report
-from rackplanner.core.topology import Topology, derive_topology
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.machine.fit import Finding, check_machine
+from rackplanner.core.machine.topology import Topology, derive_topology
+from rackplanner.core.plan.model import Plan
+from rackplanner.core.rack.fabric import RowFabric
+from rackplanner.core.rack.report import RackReport, plan_fabrics, rack_report
 
 
 @dataclass(frozen=True)

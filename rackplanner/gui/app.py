@@ -9,10 +9,10 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from rackplanner.core.catalog import BUILTIN_CATALOG_DIR, Catalog
+from rackplanner.core.catalog.loading import BUILTIN_CATALOG_DIR, Catalog
 from rackplanner.core.errors import InputError
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
 from rackplanner.gui import recovery
 from rackplanner.gui.main_window import APP_NAME, MainWindow, open_window
 

@@ -1,7 +1,7 @@
 """The open plan in the app: its file, its undo stack, and the signals every view listens to.
 
 Views never change the plan themselves: they call ``apply`` with a function from
-``rackplanner.core.edits``; the document wraps the result in an undo command and tells
+``rackplanner.core.plan.edits``; the document wraps the result in an undo command and tells
 every view what changed (the edit's change flags), so each refreshes only what it shows.
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.edits import Change, EditRefused, EditResult
-from rackplanner.core.plan import Machine, Plan
-from rackplanner.core.planfile import save_plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan.edits import Change, EditRefused, EditResult
+from rackplanner.core.plan.files import save_plan
+from rackplanner.core.plan.model import Machine, Plan
 
 ALL_CHANGES = frozenset(Change)
 

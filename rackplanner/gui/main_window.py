@@ -34,28 +34,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rackplanner.core import edits
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.edits import Change
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Board, Drive, Gpu, Nic, Server
+from rackplanner.core.catalog.parts import Rack as RackPart
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import Board, Drive, Gpu, Nic, Server
-from rackplanner.core.parts import Rack as RackPart
-from rackplanner.core.placement import slot_verdicts
-from rackplanner.core.plan import Machine, Plan
-from rackplanner.core.planfile import load_plan
-from rackplanner.core.rackreport import rack_report
+from rackplanner.core.machine.placement import slot_verdicts
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.edits import Change
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Machine, Plan
+from rackplanner.core.rack.report import rack_report
 from rackplanner.gui import recovery
-from rackplanner.gui.block_diagram import BlockDiagramDock
+from rackplanner.gui.canvases.block_diagram import BlockDiagramDock
+from rackplanner.gui.canvases.machine import MachineCanvas
+from rackplanner.gui.canvases.rack_row import RackRowCanvas, rows_of
+from rackplanner.gui.dialogs.feed import FeedDialog
+from rackplanner.gui.docks.findings import FindingsDock
+from rackplanner.gui.docks.machine_form import MachineDock
+from rackplanner.gui.docks.palette import PaletteDock
+from rackplanner.gui.docks.summary import SummaryDock
 from rackplanner.gui.document import ChangeSet, PlanDocument
-from rackplanner.gui.feed_dialog import FeedDialog
-from rackplanner.gui.findings_dock import FindingsDock
-from rackplanner.gui.machine_canvas import MachineCanvas
-from rackplanner.gui.machine_form import MachineDock
+from rackplanner.gui.heap import settle_heap
 from rackplanner.gui.mime import part_from_mime
-from rackplanner.gui.palette import PaletteDock
-from rackplanner.gui.rack_canvas import RackRowCanvas, rows_of
-from rackplanner.gui.summary_dock import SummaryDock
-from rackplanner.memory import settle_heap
 
 APP_NAME = "rackplanner"
 PLAN_FILTER = "rackplanner plans (*.json);;All files (*)"
@@ -223,7 +223,7 @@ class MainWindow(QMainWindow):
 
     def _export_bom(self) -> None:
         # The report code loads when first used, not with the window.
-        from rackplanner.gui.export import export_bom
+        from rackplanner.gui.dialogs.export_bom import export_bom
 
         export_bom(self)
 
@@ -298,10 +298,10 @@ class MainWindow(QMainWindow):
         """Add the power, connections, network and capacity docks (once), then restore the saved layout."""
         if "PowerDock" in self.docks:
             return
-        from rackplanner.gui.capacity_dock import CapacityDock
-        from rackplanner.gui.connections_dock import ConnectionsDock
-        from rackplanner.gui.network_dock import NetworkDock
-        from rackplanner.gui.power_dock import PowerDock
+        from rackplanner.gui.docks.capacity import CapacityDock
+        from rackplanner.gui.docks.connections import ConnectionsDock
+        from rackplanner.gui.docks.network import NetworkDock
+        from rackplanner.gui.docks.power import PowerDock
 
         # Tabbed with the block diagram: the lists below (findings, summary) stay in view.
         diagram = self.docks["BlockDiagramDock"]

@@ -13,10 +13,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
 
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
-from rackplanner.core.plan import Plan
-from rackplanner.core.planfile import load_plan, plan_to_json, write_atomic
+from rackplanner.core.files import write_atomic
+from rackplanner.core.plan.files import load_plan, plan_to_json
+from rackplanner.core.plan.model import Plan
 
 PLAN_NAME = "recovery.json"
 META_NAME = "recovery-meta.json"

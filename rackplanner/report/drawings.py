@@ -10,14 +10,14 @@ from PySide6.QtCore import QRectF, QSizeF
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGraphicsScene, QWidget
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.plan import Machine, Plan
-from rackplanner.core.resolve import board_of
-from rackplanner.core.topology import derive_topology
-from rackplanner.gui.block_diagram import DiagramScene
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.machine.topology import derive_topology
+from rackplanner.core.plan.model import Machine, Plan
+from rackplanner.core.plan.resolve import board_of
+from rackplanner.gui.canvases.block_diagram import DiagramScene
+from rackplanner.gui.canvases.machine import MachineCanvas
+from rackplanner.gui.canvases.rack_row import RackRowCanvas
 from rackplanner.gui.document import PlanDocument
-from rackplanner.gui.machine_canvas import MachineCanvas
-from rackplanner.gui.rack_canvas import RackRowCanvas
 
 
 class Drawings:

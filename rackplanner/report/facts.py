@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rackplanner.core.bom import Bom, build_bom
+from rackplanner.core.bom.lines import Bom, build_bom
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.capacity.picks import ModelPick, top_models
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Gpu
 from rackplanner.core.errors import InputError
 from rackplanner.core.findings import RackFinding
-from rackplanner.core.fit import Finding, check_machine
-from rackplanner.core.parts import Gpu
-from rackplanner.core.plan import Machine, Plan
-from rackplanner.core.power import MachinePower, machine_power
-from rackplanner.core.rackreport import RackReport, rack_report
-from rackplanner.core.topology import derive_topology
+from rackplanner.core.machine.fit import Finding, check_machine
+from rackplanner.core.machine.power import MachinePower, machine_power
+from rackplanner.core.machine.topology import derive_topology
+from rackplanner.core.plan.model import Machine, Plan
+from rackplanner.core.rack.report import RackReport, rack_report
 
 # Models listed per configuration in the capacity summary, and the context they are sized at.
 MODELS_PER_CONFIG = 6

@@ -16,8 +16,8 @@ from typing import Literal
 from PySide6.QtCore import QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QPageSize, QPainter, QPdfWriter, QPen
 
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.plan import Plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan.model import Plan
 from rackplanner.report import sections
 from rackplanner.report.drawings import Drawings
 from rackplanner.report.facts import plan_facts

@@ -8,10 +8,10 @@ from urllib.parse import urlparse
 from PySide6.QtCore import QRectF, QSizeF
 from PySide6.QtGui import QColor
 
-from rackplanner.core.bom import BomGroup, BomLine, format_usd
-from rackplanner.core.power import MachinePower
-from rackplanner.core.rackpower import PduLoad
-from rackplanner.core.rackreport import RackReport
+from rackplanner.core.bom.lines import BomGroup, BomLine, format_usd
+from rackplanner.core.machine.power import MachinePower
+from rackplanner.core.rack.power import PduLoad
+from rackplanner.core.rack.report import RackReport
 from rackplanner.report.drawings import Drawings
 from rackplanner.report.facts import CAPACITY_CONTEXT, MachineConfig, PlanFacts
 from rackplanner.report.pages import ACCENT, BAND, ERROR, INK, MUTED, WARNING, Column, Composer, Row, font

@@ -16,9 +16,9 @@ from pydantic import BaseModel
 
 from rackplanner.core.capacity.estimate import estimate, get_model
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Cpu
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import Cpu
 
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s")
 

@@ -13,7 +13,6 @@ from dataclasses import replace
 
 from pydantic import BaseModel
 
-from rackplanner.core.cache import ContentCache
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.estimate import DEFAULT_RUNTIME, TableRow, capacity_table
 from rackplanner.core.capacity.formats import FORMATS, WeightFormat, get_format
@@ -27,10 +26,11 @@ from rackplanner.core.capacity.speed import (
     prefill_tflops_efficiency,
 )
 from rackplanner.core.capacity.training import TrainingLimits, time_to_train_s, training_limits
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import LlmModel
-from rackplanner.core.plan import Plan
+from rackplanner.core.plan.cache import ContentCache
+from rackplanner.core.plan.model import Plan
 
 # Batch sizes the curve spans: one sequence up to the most a server batches at once.
 CURVE_MAX_BATCH = k.MAX_BATCH_SEQUENCES

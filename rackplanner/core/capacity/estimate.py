@@ -16,9 +16,9 @@ from rackplanner.core.capacity.speed import (
     requests_per_s,
 )
 from rackplanner.core.capacity.training import TrainingLimits, training_limits
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import LlmModel
 
 
 class Estimate(BaseModel):

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rackplanner.core.capacity.shape import tensor_groups, total_params
+from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import LlmModel
 
 # ggml block layouts: ggml/src/ggml-common.h (block_q8_0, block_q4_0, block_q2_K ... block_q6_K).
 GGML_COMMON_H = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-common.h"

@@ -11,11 +11,11 @@ from typing import Literal
 from pydantic import BaseModel
 
 from rackplanner.core.capacity import constants as k
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Cpu, Gpu, Memory
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import Cpu, Gpu, Memory
-from rackplanner.core.plan import Machine
-from rackplanner.core.topology import derive_topology, pcie_gbs
+from rackplanner.core.machine.topology import derive_topology, pcie_gbs
+from rackplanner.core.plan.model import Machine
 
 # Catalog capacities in GB are binary (see constants.MEMORY_GB_BYTES); results are decimal GB.
 _GIB = k.MEMORY_GB_BYTES / k.GB

@@ -15,8 +15,8 @@ from rackplanner.core.capacity.formats import WeightFormat, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import kv_bytes_per_token
+from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import LlmModel
 
 # Tokens llama.cpp and vLLM push through the network at once during prefill; sizes the
 # compute buffer.

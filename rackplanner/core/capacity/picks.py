@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from rackplanner.core.cache import ContentCache
 from rackplanner.core.capacity.estimate import capacity_table
 from rackplanner.core.capacity.formats import FORMATS
 from rackplanner.core.capacity.hardware import Hardware
-from rackplanner.core.catalog import Catalog
-from rackplanner.core.parts import LlmModel
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import LlmModel
+from rackplanner.core.plan.cache import ContentCache
 
 # The formats most people download (FP16 checkpoints, llama.cpp Q8_0 and Q4_K_M GGUF files),
 # best quality first: a model is shown at the first of these that fits.

@@ -16,8 +16,8 @@ from typing import Literal
 
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import LlmModel
 
 
 @dataclass(frozen=True)

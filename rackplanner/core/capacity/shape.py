@@ -1,4 +1,4 @@
-"""Parameter counts by tensor class, on top of ``core/llm_shape.py``.
+"""Parameter counts by tensor class, on top of ``core/catalog/llm_shape.py``.
 
 Quantization mixes (llama.cpp's *_K_M) store some tensor classes in a bigger block type,
 so the weight size needs the parameters of those classes: the token embedding, the
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rackplanner.core import llm_shape
-from rackplanner.core.parts import LlmModel
+from rackplanner.core.catalog import llm_shape
+from rackplanner.core.catalog.parts import LlmModel
 
 
 @dataclass(frozen=True)

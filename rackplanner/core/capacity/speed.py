@@ -17,7 +17,7 @@ from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.memory import PREFILL_UBATCH
 from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import active_params, kv_bytes_per_token
-from rackplanner.core.parts import LlmModel
+from rackplanner.core.catalog.parts import LlmModel
 
 
 def decode_bw_efficiency(hw: Hardware) -> float:

@@ -7,10 +7,10 @@ from typing import Any
 
 from rackplanner.core.capacity.estimate import Estimate, TableRow
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine
-from rackplanner.core.catalog import Catalog
+from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
-from rackplanner.core.plan import Machine
-from rackplanner.core.planfile import load_plan
+from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Machine
 
 # The JSON fields the README documents; they keep their names and meaning.
 STABLE_FIELDS = (
@@ -187,7 +187,7 @@ def estimate_command(
     import json as json_module
 
     from rackplanner.core.capacity.estimate import estimate, get_model
-    from rackplanner.core.capacity.hf_config import load_hf_config
+    from rackplanner.core.catalog.hf_config import load_hf_config
 
     if model is not None and config is None:
         llm = get_model(catalog, model)

@@ -17,8 +17,8 @@ from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.formats import F16, NF4_DQ
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.shape import active_params, total_params
+from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
-from rackplanner.core.parts import LlmModel
 
 Method = Literal["ddp", "zero-1", "zero-2", "fsdp", "lora", "qlora"]
 Recompute = Literal["none", "selective", "full"]

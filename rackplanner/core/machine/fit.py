@@ -1,0 +1,368 @@
+"""Physical and electrical compatibility of a machine, as findings a person can act on.
+
+Each rule yields findings with a severity, the slots or parts concerned and one sentence
+with the numbers. A figure the catalog does not know is said to be unknown rather than
+assumed, so a missing spec never hides a problem silently.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel
+
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic, NvlinkBridge
+from rackplanner.core.findings import SEVERITY_ORDER, Severity
+from rackplanner.core.machine.power import machine_power
+from rackplanner.core.machine.topology import Topology, derive_topology
+from rackplanner.core.plan.cache import ContentCache, configuration_key, identity_key
+from rackplanner.core.plan.model import Machine, PlacedCard
+from rackplanner.core.plan.resolve import board_of, chassis_of, psus_of, server_of
+
+# A wall circuit carries 80% of its breaker rating continuously (NEC 210.19/210.20 practice,
+# the same 80% as 002_daeb2f0cc80a7fe9.txt): 120 V x 15 A x 0.8 = 1440 W; 230 V x 16 A = 2944 W.
+CONTINUOUS_FRACTION = 0.8
+WALL_CIRCUITS_V_A: tuple[tuple[float, float], ...] = ((120, 15), (230, 16))
+
+
+# Connectors each PCIe 8-pin and 12V-2x6 cable feeds.
+_PCIE_8PIN = "pcie-8pin"
+_HIGH_POWER = ("12vhpwr", "12v-2x6")
+
+
+class Finding(BaseModel):
+    severity: Severity
+    code: str
+    message: str
+    machine: str
+    slots: list[str] = []
+    parts: list[str] = []
+
+
+_CACHE: ContentCache[list[Finding]] = ContentCache()
+_BY_CONFIGURATION: ContentCache[list[Finding]] = ContentCache()
+
+
+def check_machine(machine: Machine, catalog: Catalog, topology: Topology | None = None) -> list[Finding]:
+    """Every fit rule for one machine, most severe first (cached for these very objects: treat as read-only)."""
+    return _CACHE.get(catalog, identity_key(machine, topology), lambda: _shared_check(machine, catalog, topology))
+
+
+def _shared_check(machine: Machine, catalog: Catalog, topology: Topology | None) -> list[Finding]:
+    """Identical servers (the same configuration and its own topology) share one check; only the id differs."""
+    if board_of(machine, catalog) is None or topology is not derive_topology(machine, catalog):
+        return _check_machine(machine, catalog, topology)  # its message names the machine, or a topology of its own
+    findings = _BY_CONFIGURATION.get(
+        catalog, configuration_key(machine), lambda: _check_machine(machine, catalog, topology)
+    )
+    if all(f.machine == machine.id for f in findings):
+        return findings
+    return [f.model_copy(update={"machine": machine.id}) for f in findings]
+
+
+def _check_machine(machine: Machine, catalog: Catalog, topology: Topology | None) -> list[Finding]:
+    findings: list[Finding] = []
+
+    def add(
+        severity: Severity, code: str, message: str, *, slots: list[str] | None = None, parts: list[str] | None = None
+    ) -> None:
+        findings.append(
+            Finding(
+                severity=severity, code=code, message=message, machine=machine.id, slots=slots or [], parts=parts or []
+            )
+        )
+
+    board = board_of(machine, catalog)
+    if board is None:
+        add("error", "no-board", f"{machine.name} has no board or server yet.")
+        return findings
+    chassis = chassis_of(machine, catalog)
+    gpus = [(c, g) for c in machine.cards if (g := catalog.get_as(c.part, Gpu)) is not None]
+    if topology is not None:
+        for problem in topology.problems:
+            add("error", "layout", problem)
+    _slot_cover(machine, board, catalog, add)
+    _lane_sharing(machine, board, add)
+    _case(machine, chassis, catalog, add)
+    _risers(board, gpus, add)
+    _bridges(machine, board, catalog, add)
+    _memory(machine, board, catalog, gpus, add)
+    if server_of(machine, catalog) is None:
+        _power(machine, catalog, gpus, add)
+    if topology is not None:
+        for dev in topology.devices:
+            if dev.lanes < dev.card_lanes or dev.gen < dev.card_gen:
+                add(
+                    "info",
+                    "link-width",
+                    f"{dev.model} in {dev.slot_label} runs at PCIe {dev.gen}.0 x{dev.lanes} "
+                    f"({dev.gbs:.2f} GB/s per direction) instead of its {dev.card_gen}.0 x{dev.card_lanes}.",
+                    slots=[dev.slot],
+                    parts=[dev.part],
+                )
+    return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
+
+
+# The ``add(severity, code, message, slots=..., parts=...)`` callback each rule reports through.
+Add = Callable[..., None]
+
+
+def _card_width(part: object) -> int | None:
+    if isinstance(part, Gpu):
+        return part.slot_width
+    if isinstance(part, Nic):
+        return part.slot_width
+    return 1
+
+
+def _slot_cover(machine: Machine, board: Board, catalog: Catalog, add: Add) -> None:
+    positioned = {s.id: s.position for s in board.slots if s.kind == "pcie" and s.position is not None}
+    wide = [c for c in machine.cards if (_card_width(catalog.get(c.part)) or 1) > 1]
+    if wide and not positioned:
+        add(
+            "info",
+            "spacing-unknown",
+            f"The catalog does not give {board.model}'s slot spacing, so whether wide cards block "
+            "their neighbours is not checked.",
+        )
+        return
+    for card in machine.cards:
+        width = _card_width(catalog.get(card.part))
+        start = positioned.get(card.slot)
+        if width is None or start is None or width < 2:
+            continue
+        covered = [
+            s for s in board.slots if s.id in positioned and start < (positioned[s.id] or 0) <= start + width - 1
+        ]
+        for slot in covered:
+            other = machine.card_in(slot.id)
+            label = board.slot_label(card.slot)
+            if other is not None:
+                add(
+                    "error",
+                    "slot-covered",
+                    f"{card.part} in {label} is {width} slots wide and covers {slot.label}, "
+                    f"where {other.part} is placed.",
+                    slots=[card.slot, slot.id],
+                    parts=[card.part, other.part],
+                )
+            else:
+                add(
+                    "info",
+                    "slot-blocked",
+                    f"{slot.label} is unusable: {card.part} in {label} is {width} slots wide and covers it.",
+                    slots=[slot.id, card.slot],
+                )
+
+
+def _lane_sharing(machine: Machine, board: Board, add: Add) -> None:
+    """Slots another slot takes lanes from (board manuals: "M.2_1 shares bandwidth with PCIEX16_2")."""
+    for share in board.lane_sharing:
+        if machine.card_in(share.when_used) is None:
+            continue
+        taker = board.slot_label(share.when_used)
+        label = board.slot_label(share.slot)
+        victim = machine.card_in(share.slot)
+        if share.lanes_left is None:
+            if victim is not None:
+                add(
+                    "error",
+                    "lanes-shared",
+                    f"{taker} in use disables {label}, where {victim.part} is placed.",
+                    slots=[share.when_used, share.slot],
+                    parts=[victim.part],
+                )
+            else:
+                add("info", "lanes-shared", f"{taker} in use disables {label}.", slots=[share.when_used, share.slot])
+        elif victim is not None:
+            add(
+                "warning",
+                "lanes-shared",
+                f"{taker} in use leaves {label} x{share.lanes_left}, so {victim.part} gets at most "
+                f"{share.lanes_left} lanes.",
+                slots=[share.when_used, share.slot],
+                parts=[victim.part],
+            )
+
+
+def _case(machine: Machine, chassis: Chassis | None, catalog: Catalog, add: Add) -> None:
+    if chassis is None:
+        return
+    for card in machine.cards:
+        part = catalog.get(card.part)
+        length = getattr(part, "length_mm", None)
+        if chassis.max_gpu_length_mm is None or length is None:
+            continue
+        if length > chassis.max_gpu_length_mm:
+            add(
+                "error",
+                "too-long",
+                f"{card.part} is {length:g} mm long; {chassis.model} takes cards up to "
+                f"{chassis.max_gpu_length_mm:g} mm.",
+                slots=[card.slot],
+                parts=[card.part, chassis.id],
+            )
+    widths = [_card_width(catalog.get(c.part)) for c in machine.cards if not _is_m2(c.part, catalog)]
+    if chassis.expansion_slots is not None and None not in widths:
+        used = sum(w or 1 for w in widths)
+        if used > chassis.expansion_slots:
+            add(
+                "error",
+                "too-many-slots",
+                f"The cards need {used} expansion-slot openings; {chassis.model} has {chassis.expansion_slots}.",
+                parts=[chassis.id],
+            )
+
+
+def _is_m2(part_id: str, catalog: Catalog) -> bool:
+    part = catalog.get(part_id)
+    return isinstance(part, Drive) and part.form_factor.startswith("m.2")
+
+
+def _risers(board: Board, gpus: Sequence[tuple[PlacedCard, Gpu]], add: Add) -> None:
+    # 001_1caa315e8577a206.txt: at most two GPUs on consumer hardware; more need risers.
+    if board.platform == "consumer" and len(gpus) > 2:
+        add(
+            "warning",
+            "risers",
+            f"{len(gpus)} GPUs on a consumer board ({board.model}): beyond two, expect riser cables "
+            "and much less bandwidth per card.",
+        )
+
+
+def _bridges(machine: Machine, board: Board, catalog: Catalog, add: Add) -> None:
+    for link in machine.bridges:
+        bridge = catalog.get_as(link.part, NvlinkBridge)
+        cards = [machine.card_in(s) for s in link.slots]
+        parts = [c.part for c in cards if c is not None]
+        if bridge is None or len(parts) != 2:
+            continue
+        if parts[0] != parts[1]:
+            add(
+                "error",
+                "bridge-mismatch",
+                f"An NVLink bridge joins unmatched cards ({parts[0]} and {parts[1]}); both must be the same model.",
+                slots=list(link.slots),
+                parts=[*parts, bridge.id],
+            )
+        unfit = [p for p in parts if p not in bridge.fits_gpus]
+        if unfit:
+            add(
+                "error",
+                "bridge-unfit",
+                f"{bridge.model} does not fit {unfit[0]}.",
+                slots=list(link.slots),
+                parts=[bridge.id],
+            )
+        slots = [board.slot(s) for s in link.slots]
+        positions = [s.position for s in slots if s is not None and s.position is not None]
+        if len(positions) < 2:
+            add(
+                "info",
+                "bridge-spacing-unknown",
+                f"The catalog does not give the spacing of {board.slot_label(link.slots[0])} and "
+                f"{board.slot_label(link.slots[1])}: check that the {bridge.slot_spacing}-slot bridge spans them.",
+                slots=list(link.slots),
+                parts=[bridge.id],
+            )
+        elif (apart := abs(positions[0] - positions[1])) != bridge.slot_spacing:
+            add(
+                "error",
+                "bridge-spacing",
+                f"The cards sit {apart} slots apart; {bridge.model} spans {bridge.slot_spacing}.",
+                slots=list(link.slots),
+                parts=[bridge.id],
+            )
+
+
+def _memory(machine: Machine, board: Board, catalog: Catalog, gpus: Sequence[tuple[PlacedCard, Gpu]], add: Add) -> None:
+    ram_gb = 0.0
+    dimms = 0
+    for item in machine.memory:
+        module = catalog.get_as(item.part, Memory)
+        if module is not None:
+            ram_gb += module.capacity_gb * item.count
+            dimms += item.count
+    vram_gb = sum(g.vram_gb * g.gpus_per_card for _, g in gpus)
+    # 001_1caa315e8577a206.txt: buy at the very least more CPU RAM than VRAM.
+    if gpus and ram_gb < vram_gb:
+        add(
+            "warning",
+            "ram-below-vram",
+            f"System RAM is {ram_gb:g} GB, below the {vram_gb:g} GB of VRAM; buy at least as much RAM as VRAM.",
+        )
+    if board.dimm_slots is not None and dimms > board.dimm_slots:
+        add("error", "too-many-dimms", f"{dimms} DIMMs in a board with {board.dimm_slots} DIMM slots.")
+    # 001_1caa315e8577a206.txt: more or fewer than two sticks cut a consumer CPU's bandwidth.
+    if dimms and board.best_dimm_counts and dimms not in board.best_dimm_counts:
+        best = " or ".join(str(n) for n in board.best_dimm_counts)
+        add(
+            "warning",
+            "dimm-count",
+            f"{dimms} DIMM{'s' if dimms != 1 else ''} on {board.model}; it runs memory fastest with {best}.",
+        )
+
+
+def _power(machine: Machine, catalog: Catalog, gpus: Sequence[tuple[PlacedCard, Gpu]], add: Add) -> None:
+    power = machine_power(machine, catalog)
+    budget = power.transient_peak_w
+    gpu_w = sum(line.peak_w for line in power.lines if isinstance(catalog.get(line.part or ""), Gpu))
+    cpu_w = sum(line.total_w for line in power.lines if isinstance(catalog.get(line.part or ""), Cpu))
+    basis = (
+        f"GPUs {gpu_w:,.0f} W at transient peak, CPU {cpu_w:,.0f} W, "
+        f"{budget - gpu_w - cpu_w:,.0f} W for memory, drives, cards, board and fans"
+    )
+    unmeasured = sorted({gpu.id for _, gpu in gpus if gpu.transient_peak_w is None})
+    if unmeasured:
+        basis += f"; no measured peak for {', '.join(unmeasured)}, board power used"
+    psus = psus_of(machine, catalog)
+    if not psus:
+        if gpus:
+            add("warning", "no-psu", f"No PSU chosen; this build needs about {budget:,.0f} W ({basis}).")
+        return
+    capacity = sum(p.watts * n for p, n in psus)
+    if budget > capacity:
+        add(
+            "error",
+            "psu-too-small",
+            f"The PSU gives {capacity:,.0f} W but the build can draw {budget:,.0f} W ({basis}).",
+            parts=[p.id for p, _ in psus],
+        )
+    needed: Counter[str] = Counter()
+    for _, gpu in gpus:
+        for connector in gpu.power_connectors:
+            needed[connector] += 1
+    have_8pin = sum((p.pcie_8pin or 0) * n for p, n in psus)
+    have_hp = sum((p.pcie_12v_2x6 or 0) * n for p, n in psus)
+    unknown = [p for p, _ in psus if p.pcie_8pin is None or p.pcie_12v_2x6 is None]
+    need_8pin = needed[_PCIE_8PIN]
+    need_hp = sum(needed[c] for c in _HIGH_POWER)
+    if unknown and (need_8pin or need_hp):
+        add(
+            "info",
+            "psu-cables-unknown",
+            f"The cards need {need_8pin} PCIe 8-pin and {need_hp} 12V-2x6 cables; the catalog does not list all "
+            f"of {unknown[0].model}'s cables, so check them.",
+            parts=[unknown[0].id],
+        )
+    elif need_8pin > have_8pin or need_hp > have_hp:
+        add(
+            "error",
+            "psu-cables",
+            f"The cards need {need_8pin} PCIe 8-pin and {need_hp} 12V-2x6 cables; "
+            f"the PSU has {have_8pin} and {have_hp}.",
+            parts=[p.id for p, _ in psus],
+        )
+    # Breakers and circuits care about sustained load, not millisecond spikes.
+    wall_w = power.wall_max_w
+    for volts, amps in WALL_CIRCUITS_V_A:
+        limit = volts * amps * CONTINUOUS_FRACTION
+        if wall_w > limit:
+            add(
+                "warning" if volts < 200 else "error",
+                "wall-circuit",
+                f"At full load the build draws about {wall_w:,.0f} W from the wall, more than a {volts:g} V "
+                f"{amps:g} A circuit carries continuously ({limit:,.0f} W at 80%).",
+            )

@@ -1,0 +1,369 @@
+"""Network ports: what each device needs by network, which switch port serves it, and fabric sizing.
+
+Networks follow the usual GPU-cluster split (002_daeb2f0cc80a7fe9.txt, Lambda Echelon): a
+compute fabric (InfiniBand or RDMA NICs), storage, in-band management (Ethernet) and
+out-of-band management (1 GbE to each BMC). A two-level non-blocking leaf/spine fabric
+gives each leaf as many uplinks as downlinks; 216 endpoint ports on 36-port switches need
+6 spines (002_daeb2f0cc80a7fe9.txt, the CS7520 example).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel
+
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import NetworkSwitch, Nic, RackDevice
+from rackplanner.core.findings import RackFinding, RackFindings
+from rackplanner.core.plan.cache import ContentCache, LayeredCache, devices_key, identity_key
+from rackplanner.core.plan.model import MountedDevice, Plan, Rack, rack_machines
+from rackplanner.core.plan.resolve import server_of
+
+Network = Literal["compute", "storage", "in-band", "oob"]
+NETWORK_LABELS: dict[str, str] = {
+    "compute": "compute fabric",
+    "storage": "storage",
+    "in-band": "in-band management",
+    "oob": "out-of-band management",
+}
+BMC_SPEED_GBPS = 1.0
+# Direct-attach copper reaches about 3 m at 100-200 Gb/s, enough inside one rack; links
+# between racks (leaf to spine) need optics (active optical cables or transceivers).
+IN_RACK_CABLE = "DAC"
+BETWEEN_RACKS_CABLE = "AOC/optical"
+
+
+class PortDemand(BaseModel):
+    device: str
+    name: str
+    network: Network
+    count: int
+    speed_gbps: float
+    connector: str | None
+    source: str
+
+
+class SwitchPortUse(BaseModel):
+    device: str
+    name: str
+    part: str
+    fabric: str
+    speed_gbps: float
+    connector: str
+    total: int
+    used: int
+
+    @property
+    def free(self) -> int:
+        return self.total - self.used
+
+
+class CableRun(BaseModel):
+    device: str
+    switch: str
+    network: Network
+    speed_gbps: float
+    cable: str
+    count: int
+
+
+class RackNetwork(BaseModel):
+    rack: str
+    demands: list[PortDemand]
+    switch_ports: list[SwitchPortUse]
+    cables: list[CableRun]
+    findings: list[RackFinding]
+
+    def ports_needed(self, network: str) -> int:
+        return sum(d.count for d in self.demands if d.network == network)
+
+
+class FabricSize(BaseModel):
+    """A two-level non-blocking fabric for ``endpoints`` ports of one speed."""
+
+    endpoints: int
+    switch_ports: int
+    leaves: int
+    spines: int
+    downlinks_per_leaf: int
+    uplinks_per_leaf: int
+    endpoint_cables: int
+    leaf_spine_cables: int
+
+
+def size_leaf_spine(endpoints: int, switch_ports: int) -> FabricSize:
+    """Leaves and spines for a non-blocking two-level fabric (one switch when it is enough)."""
+    if endpoints < 0 or switch_ports < 2:
+        raise ValueError("a fabric needs a non-negative endpoint count and switches of at least 2 ports")
+    if endpoints <= switch_ports:
+        leaves = 1 if endpoints else 0
+        return FabricSize(
+            endpoints=endpoints,
+            switch_ports=switch_ports,
+            leaves=leaves,
+            spines=0,
+            downlinks_per_leaf=switch_ports,
+            uplinks_per_leaf=0,
+            endpoint_cables=endpoints,
+            leaf_spine_cables=0,
+        )
+    down = switch_ports // 2
+    up = switch_ports - down
+    leaves = math.ceil(endpoints / down)
+    spines = math.ceil(leaves * up / switch_ports)
+    return FabricSize(
+        endpoints=endpoints,
+        switch_ports=switch_ports,
+        leaves=leaves,
+        spines=spines,
+        downlinks_per_leaf=down,
+        uplinks_per_leaf=up,
+        endpoint_cables=endpoints,
+        leaf_spine_cables=leaves * up,
+    )
+
+
+def device_demands(device: MountedDevice, plan: Plan, catalog: Catalog) -> list[PortDemand]:
+    """Ports a mounted device needs, by network: its NICs, its BMC, a NetBox device's interfaces."""
+    demands: list[PortDemand] = []
+
+    def need(network: Network, count: int, speed: float, connector: str | None, source: str) -> None:
+        demands.append(
+            PortDemand(
+                device=device.id,
+                name=device.name,
+                network=network,
+                count=count,
+                speed_gbps=speed,
+                connector=connector,
+                source=source,
+            )
+        )
+
+    if device.machine is not None:
+        machine = plan.machine(device.machine)
+        if machine is None:
+            return demands
+        for card in machine.cards:
+            nic = catalog.get_as(card.part, Nic)
+            if nic is None:
+                continue
+            # A card's own role wins; otherwise Ethernet NICs are taken as in-band, the rest as compute.
+            network: Network = card.network or ("in-band" if nic.protocol == "ethernet" else "compute")
+            need(network, nic.ports, nic.port_speed_gbps, nic.connector, nic.model)
+        server = server_of(machine, catalog)
+        if server is not None and server.bmc:
+            need("oob", 1, BMC_SPEED_GBPS, "rj45", "BMC")
+    else:
+        part = catalog.get_as(device.part or "", RackDevice)
+        if part is not None:
+            if part.mgmt_ports:
+                need("oob", part.mgmt_ports, BMC_SPEED_GBPS, "rj45", "management port")
+            for group in part.interfaces:
+                need("in-band", group.count, group.speed_gbps, group.connector, "interfaces")
+    return demands
+
+
+@dataclass
+class _Port:
+    device: MountedDevice
+    part: NetworkSwitch
+    use: SwitchPortUse
+
+
+_CACHE: LayeredCache[RackNetwork] = LayeredCache()
+_ROW_CACHE: ContentCache[RowFabric] = ContentCache()
+
+
+def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
+    """Match each device's port needs to free switch ports in the same rack, with a cable list."""
+    rack = plan.rack(rack_id)
+    if rack is None:
+        raise KeyError(rack_id)
+    machines = rack_machines(plan, rack)
+    related = identity_key(*machines)
+    return _CACHE.get(
+        catalog,
+        (identity_key(rack), related),
+        # Ports and cables do not depend on where a device sits in the rack.
+        lambda: (devices_key(rack, "id", "name", "machine", "part"), related),
+        lambda: _rack_network(plan, rack, catalog),
+    )
+
+
+def _rack_network(plan: Plan, rack: Rack, catalog: Catalog) -> RackNetwork:
+    found = RackFindings(rack.id)
+
+    ports = _switch_ports(rack, catalog)
+    demands = [d for device in rack.devices for d in device_demands(device, plan, catalog)]
+    cables: Counter[tuple[str, str, str, float, str]] = Counter()
+    for demand in demands:
+        left = demand.count
+        for port in _candidates(ports, demand):
+            take = min(left, port.use.free)
+            if take <= 0:
+                continue
+            port.use.used += take
+            left -= take
+            speed = min(demand.speed_gbps, port.use.speed_gbps)
+            cable = _cable_name(speed, port.use.connector, port.use.fabric)
+            cables[(demand.device, port.device.id, demand.network, speed, cable)] += take
+            if port.use.speed_gbps < demand.speed_gbps:
+                found.add(
+                    "warning",
+                    "port-slower",
+                    f"{demand.name}: its {demand.speed_gbps:g} Gb/s {demand.source} port runs at "
+                    f"{port.use.speed_gbps:g} Gb/s on {port.device.name}.",
+                    [demand.device, port.device.id],
+                )
+            if left == 0:
+                break
+        if left:
+            found.add(
+                "error",
+                "no-switch-port",
+                f"{demand.name} needs {left} more {demand.speed_gbps:g} Gb/s port(s) on the "
+                f"{NETWORK_LABELS[demand.network]} ({demand.source}); no free switch port in this rack serves it.",
+                [demand.device],
+            )
+    return RackNetwork(
+        rack=rack.id,
+        demands=demands,
+        switch_ports=[p.use for p in ports],
+        cables=[
+            CableRun(device=d, switch=s, network=n, speed_gbps=sp, cable=c, count=k)
+            for (d, s, n, sp, c), k in cables.items()
+        ],
+        findings=found.sorted(),
+    )
+
+
+def _switch_ports(rack: Rack, catalog: Catalog) -> list[_Port]:
+    ports = []
+    for device in rack.devices:
+        part = catalog.get_as(device.part or "", NetworkSwitch)
+        if part is None:
+            continue
+        for group in part.ports:
+            use = SwitchPortUse(
+                device=device.id,
+                name=device.name,
+                part=part.id,
+                fabric=part.fabric,
+                speed_gbps=group.speed_gbps,
+                connector=group.connector,
+                total=group.count,
+                used=0,
+            )
+            ports.append(_Port(device, part, use))
+    return ports
+
+
+def _candidates(ports: list[_Port], demand: PortDemand) -> list[_Port]:
+    """Ports of the right fabric: same speed first, then faster, then slower (which a finding names)."""
+    fabric = "infiniband" if demand.network == "compute" else "ethernet"
+    fitting = [p for p in ports if p.part.fabric == fabric]
+
+    def rank(port: _Port) -> tuple[int, float]:
+        speed = port.use.speed_gbps
+        if speed == demand.speed_gbps:
+            return (0, speed)
+        if speed > demand.speed_gbps:
+            return (1, speed)
+        return (2, -speed)
+
+    return sorted(fitting, key=rank)
+
+
+def _cable_name(speed_gbps: float, connector: str, fabric: str) -> str:
+    if connector.lower() in ("rj45", "8p8c"):
+        return f"{speed_gbps:g}GbE RJ45 Cat6"
+    kind = "IB" if fabric == "infiniband" else "GbE"
+    return f"{speed_gbps:g}G {kind} {connector.upper()} {IN_RACK_CABLE}"
+
+
+class RowFabric(BaseModel):
+    """The compute fabric for a row of racks, sized as leaf/spine on the row's leaf switch model."""
+
+    row: str
+    row_name: str = ""
+    racks: list[str]
+    endpoints: int
+    speed_gbps: float | None
+    switch_part: str | None
+    size: FabricSize | None
+    leaves_present: int
+    cables: dict[str, int]
+    notes: list[str]
+
+
+def row_fabric(plan: Plan, row: str, catalog: Catalog) -> RowFabric:
+    """Size the compute fabric of one row (by row id) from its devices' compute ports and InfiniBand switches."""
+    racks = [r for r in plan.racks if r.row == row]
+    machines = [m for r in racks for m in rack_machines(plan, r)]
+    key = identity_key(plan.row(row), *racks, None, *machines)
+    return _ROW_CACHE.get(catalog, key, lambda: _row_fabric(plan, row, racks, catalog))
+
+
+def _row_fabric(plan: Plan, row: str, racks: list[Rack], catalog: Catalog) -> RowFabric:
+    found_row = plan.row(row)
+    row_name = found_row.name if found_row is not None else row
+    endpoints = 0
+    speeds: Counter[float] = Counter()
+    switches: list[NetworkSwitch] = []
+    for rack in racks:
+        # Each rack's port needs are already worked out (and cached) for its network.
+        for demand in rack_network(plan, rack.id, catalog).demands:
+            if demand.network == "compute":
+                endpoints += demand.count
+                speeds[demand.speed_gbps] += demand.count
+        for device in rack.devices:
+            part = catalog.get_as(device.part or "", NetworkSwitch)
+            if part is not None and part.fabric == "infiniband":
+                switches.append(part)
+    notes: list[str] = []
+    if not switches:
+        notes.append("no InfiniBand switch in this row to size the fabric with")
+        return RowFabric(
+            row=row,
+            row_name=row_name,
+            racks=[r.id for r in racks],
+            endpoints=endpoints,
+            speed_gbps=None,
+            switch_part=None,
+            size=None,
+            leaves_present=0,
+            cables={},
+            notes=notes,
+        )
+    switch = switches[0]
+    radix = max(switch.ports, key=lambda g: g.count)
+    size = size_leaf_spine(endpoints, radix.count)
+    speed = speeds.most_common(1)[0][0] if speeds else radix.speed_gbps
+    cables = {f"{speed:g}G IB {radix.connector.upper()} {IN_RACK_CABLE} (node to leaf)": size.endpoint_cables}
+    if size.leaf_spine_cables:
+        cables[f"{radix.speed_gbps:g}G IB {radix.connector.upper()} {BETWEEN_RACKS_CABLE} (leaf to spine)"] = (
+            size.leaf_spine_cables
+        )
+    if size.spines:
+        notes.append(
+            f"{endpoints} ports need {size.leaves} leaves ({size.downlinks_per_leaf} down, "
+            f"{size.uplinks_per_leaf} up) and {size.spines} spines of {radix.count}-port {switch.model}; "
+            f"the row has {len(switches)} such switch(es)."
+        )
+    return RowFabric(
+        row=row,
+        row_name=row_name,
+        racks=[r.id for r in racks],
+        endpoints=endpoints,
+        speed_gbps=speed,
+        switch_part=switch.id,
+        size=size,
+        leaves_present=len(switches),
+        cables=cables,
+        notes=notes,
+    )

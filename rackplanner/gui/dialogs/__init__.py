@@ -1,0 +1,1 @@
+"""Dialogs the window opens: a new feed, exporting the bill of materials."""

@@ -1,0 +1,1 @@
+"""The docks around the canvas: catalog, machine form, findings, power, capacity, network."""
