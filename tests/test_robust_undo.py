@@ -36,7 +36,7 @@ EDIT_KINDS = sorted(
     name
     for name, fn in inspect.getmembers(edits, inspect.isfunction)
     if not name.startswith("_")
-    and fn.__module__ == edits.__name__
+    and fn.__module__.startswith(edits.__name__ + ".")
     and "EditResult" in str(fn.__annotations__.get("return"))
 )
 
