@@ -9,7 +9,8 @@ import pytest
 
 from rackplanner.core.analysis import analyse_plan
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.machine import fit, power, topology
+from rackplanner.core.machine import fit, power
+from rackplanner.core.machine.topology import derive as topology_derive
 from rackplanner.core.plan import edits
 from rackplanner.core.plan.generate import generate_row
 from rackplanner.core.rack import fabric, mounting
@@ -17,7 +18,7 @@ from rackplanner.core.rack import power as rackpower
 
 # The functions that do the work behind each cache: a call means a result was computed, not looked up.
 WORKERS = {
-    "topology": (topology, "_derive"),
+    "topology": (topology_derive, "_derive"),
     "fit rules": (fit, "_check_machine"),
     "machine power": (power, "_machine_power"),
     "rack layout": (mounting, "_layout"),

@@ -304,4 +304,3 @@ def device_figure(plan: Plan, device: MountedDevice, catalog: Catalog, height_u:
     if isinstance(part, NetworkSwitch):
         return ", ".join(f"{g.count}x{g.speed_gbps:g}G" for g in part.ports)
     return f"{height_u}U" if height_u else "0U"
-
