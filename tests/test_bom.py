@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from rackplanner.core.bom.lines import CSV_COLUMNS, NO_PRICE, Bom, BomLine, bom_csv, build_bom, format_usd
+from rackplanner.core.bom import CSV_COLUMNS, NO_PRICE, Bom, BomLine, bom_csv, build_bom, format_usd
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import PartCount, Plan

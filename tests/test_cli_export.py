@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from rackplanner.core.bom.lines import CSV_COLUMNS, build_bom
+from rackplanner.core.bom import CSV_COLUMNS, build_bom
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import load_plan
 from tests.conftest import EXAMPLES, REPO

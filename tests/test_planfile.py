@@ -11,6 +11,7 @@ import pytest
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan import files as planfile
+from rackplanner.core.plan import migrations
 from rackplanner.core.plan.files import PlanFileError, load_plan, plan_to_json, save_plan
 from rackplanner.core.plan.model import SCHEMA_VERSION, Plan
 
@@ -194,12 +195,13 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_migration_mechanism(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """An older file is migrated step by step on load; here a pretend v2->v3 step renames a key."""
     monkeypatch.setattr(planfile, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(migrations, "SCHEMA_VERSION", 3)
 
     def v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
         data["name"] = data.pop("title")
         return data
 
-    monkeypatch.setitem(planfile.MIGRATIONS, 2, v2_to_v3)
+    monkeypatch.setitem(migrations.MIGRATIONS, 2, v2_to_v3)
     path = _write(tmp_path, {"schema_version": 1, "title": "Old plan"})
     plan = load_plan(path)
     assert plan.name == "Old plan"
@@ -208,8 +210,9 @@ def test_migration_mechanism(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
 
 def test_missing_migration_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(planfile, "SCHEMA_VERSION", 4)
+    monkeypatch.setattr(migrations, "SCHEMA_VERSION", 4)
     with pytest.raises(PlanFileError, match="no migration from version 2"):
-        planfile.migrate({"schema_version": 1}, 1)
+        migrations.migrate({"schema_version": 1}, 1)
     path = _write(tmp_path, {"schema_version": 2, "name": "x"})
     with pytest.raises(PlanFileError) as err:
         load_plan(path)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from rackplanner.core.bom.lines import build_bom
+from rackplanner.core.bom import build_bom
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan

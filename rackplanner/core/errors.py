@@ -47,3 +47,7 @@ def describe_validation_error(exc: ValidationError, *, limit: int = 3) -> str:
     if more > 0:
         problems.append(f"and {more} more")
     return "; ".join(problems)
+
+
+class PlanFileError(InputError):
+    """A plan file that cannot be opened; the message names the file, field and problem."""

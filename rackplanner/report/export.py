@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from rackplanner.core.bom.lines import build_bom, write_bom_csv
+from rackplanner.core.bom import build_bom, write_bom_csv
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.model import Plan
 from rackplanner.report.pdf import PageSizeName, PdfResult, Progress, write_pdf

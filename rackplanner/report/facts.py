@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rackplanner.core.bom.lines import Bom, build_bom
+from rackplanner.core.bom import Bom, build_bom
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.capacity.picks import ModelPick, top_models
 from rackplanner.core.catalog.loading import Catalog

@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 from PySide6.QtCore import QRectF, QSizeF
 from PySide6.QtGui import QColor
 
-from rackplanner.core.bom.lines import BomGroup, BomLine, format_usd
+from rackplanner.core.bom import BomGroup, BomLine, format_usd
 from rackplanner.core.machine.power import MachinePower
 from rackplanner.core.rack.power import PduLoad
 from rackplanner.core.rack.report import RackReport

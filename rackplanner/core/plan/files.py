@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -34,54 +32,14 @@ from rackplanner.core.catalog.parts import (
     Server,
 )
 from rackplanner.core.catalog.parts import Rack as RackPart
-from rackplanner.core.errors import InputError, describe_validation_error, field_path
+from rackplanner.core.errors import PlanFileError, describe_validation_error, field_path
 from rackplanner.core.files import write_atomic
-from rackplanner.core.ids import slug_id
+from rackplanner.core.plan.migrations import migrate
 from rackplanner.core.plan.model import SCHEMA_VERSION, Plan
 from rackplanner.core.plan.resolve import board_of
 
-# MIGRATIONS[n] turns a version-n document (a dict) into a version n+1 document.
-Migration = Callable[[dict[str, Any]], dict[str, Any]]
-
-# Version 1 gave racks a free-text row and defaulted it to this.
-V1_DEFAULT_ROW = "row-1"
-
-
-def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
-    """Rows become entries of ``rows``: one per distinct row text, in order; racks name them by id.
-
-    Anything that is not shaped like a version 1 plan is left as it is for validation to report.
-    """
-    racks = data.get("racks")
-    if not isinstance(racks, list) or "rows" in data:
-        return data
-    rows: list[dict[str, str]] = []
-    ids: dict[str, str] = {}
-    new_racks: list[Any] = []
-    for rack in racks:
-        if not isinstance(rack, dict):
-            new_racks.append(rack)
-            continue
-        text = rack.get("row", V1_DEFAULT_ROW)
-        if not isinstance(text, str):
-            new_racks.append(rack)
-            continue
-        if text not in ids:
-            row_id = slug_id(text, set(ids.values()), fallback="row")
-            ids[text] = row_id
-            rows.append({"id": row_id, "name": text if text.strip() else row_id})
-        new_racks.append({**rack, "row": ids[text]})
-    return {**data, "rows": rows, "racks": new_racks}
-
-
-MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2}
-
 # Longest plan file we read: far above any real plan, low enough to refuse junk quickly.
 MAX_PLAN_BYTES = 64 * 1024 * 1024
-
-
-class PlanFileError(InputError):
-    """A plan file that cannot be opened; the message names the file, field and problem."""
 
 
 def plan_to_json(plan: Plan) -> str:
@@ -152,18 +110,6 @@ def _is_unicode(text: str) -> bool:
 def _short(value: object) -> str:
     shown = repr(value)
     return shown if len(shown) <= 60 else shown[:57] + "..."
-
-
-def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:
-    """Apply each migration from ``version`` up to the current schema version."""
-    while version < SCHEMA_VERSION:
-        step = MIGRATIONS.get(version)
-        if step is None:
-            raise PlanFileError(f"schema_version: no migration from version {version}")
-        data = step(dict(data))
-        version += 1
-        data["schema_version"] = version
-    return data
 
 
 def load_plan(path: Path, catalog: Catalog | None = None) -> Plan:

@@ -16,22 +16,15 @@ price is "no price", never zero: totals count only priced lines and say how many
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter
 from datetime import date
-from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
-
+from rackplanner.core.bom.model import Bom, BomGroup, BomLine, BomTotals, PriceOrigin
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Part
 from rackplanner.core.plan.model import Machine, Plan, Rack
 from rackplanner.core.plan.resolve import server_of
-
-CURRENCY = "USD"
-NO_PRICE = "no price"
 
 # The order lines appear in within a group: what people read a machine's spec in.
 _CATEGORY_ORDER = (
@@ -51,93 +44,6 @@ _CATEGORY_ORDER = (
     "rack-device",
     "pdu",
 )
-
-PriceOrigin = Literal["catalog", "override", "none"]
-
-
-class BomLine(BaseModel):
-    """One part of one group, with its count and price."""
-
-    group: str
-    group_name: str
-    category: str
-    part: str
-    vendor: str
-    model: str
-    quantity: int
-    unit_price_usd: float | None
-    extended_price_usd: float | None
-    price_date: date | None
-    price_origin: PriceOrigin
-    price_source: str
-    note: str = ""
-
-    @property
-    def priced(self) -> bool:
-        return self.unit_price_usd is not None
-
-    @property
-    def overridden(self) -> bool:
-        return self.price_origin == "override"
-
-
-class BomGroup(BaseModel):
-    """The lines of one machine or one rack."""
-
-    kind: Literal["machine", "rack"]
-    id: str
-    name: str
-    lines: list[BomLine]
-    subtotal_usd: float
-    unpriced_lines: int
-    # A machine: the rack it is mounted in (None if not mounted). A rack: its mounted machines.
-    rack: str | None = None
-    machines: list[str] = []
-    # A rack: its own lines plus its machines' subtotals.
-    rack_total_usd: float | None = None
-    rack_unpriced_lines: int = 0
-
-
-class BomTotals(BaseModel):
-    """Consolidated totals of the whole plan."""
-
-    lines: list[BomLine]
-    total_usd: float
-    priced_units: int
-    unpriced_parts: int
-    unpriced_units: int
-    overridden_parts: int
-    currency: str = CURRENCY
-
-    @property
-    def total_text(self) -> str:
-        """The total as a person reads it, naming the parts without a price."""
-        text = f"{format_usd(self.total_usd)}"
-        if self.unpriced_parts:
-            plural = "part" if self.unpriced_parts == 1 else "parts"
-            text += f" plus {self.unpriced_parts} {plural} without a price ({self.unpriced_units} units)"
-        return text
-
-
-class Bom(BaseModel):
-    plan: str
-    machines: list[BomGroup]
-    racks: list[BomGroup]
-    totals: BomTotals
-    currency: str = CURRENCY
-
-    @property
-    def groups(self) -> list[BomGroup]:
-        return [*self.machines, *self.racks]
-
-    @property
-    def lines(self) -> list[BomLine]:
-        return [line for group in self.groups for line in group.lines]
-
-
-def format_usd(value: float | None) -> str:
-    """'$1,234.00', or 'no price' for a missing price."""
-    return NO_PRICE if value is None else f"${value:,.2f}"
 
 
 def build_bom(plan: Plan, catalog: Catalog) -> Bom:
@@ -288,65 +194,3 @@ def _totals(groups: list[BomGroup], plan: Plan, catalog: Catalog) -> BomTotals:
         unpriced_units=sum(line.quantity for line in unpriced),
         overridden_parts=sum(1 for line in lines if line.overridden),
     )
-
-
-# --- CSV ---------------------------------------------------------------------------------
-
-# The CSV's columns, in order; their names and meaning stay stable (README, "Bill of materials").
-CSV_COLUMNS = (
-    "group_kind",
-    "group_id",
-    "group_name",
-    "category",
-    "part_id",
-    "vendor",
-    "model",
-    "quantity",
-    "unit_price_usd",
-    "extended_price_usd",
-    "price_date",
-    "price_origin",
-    "price_source",
-    "note",
-)
-
-
-def bom_csv_rows(bom: Bom) -> list[dict[str, str]]:
-    """One row per line of every machine and rack group; prices blank where there is none."""
-    rows = []
-    for group in bom.groups:
-        for line in group.lines:
-            rows.append(
-                {
-                    "group_kind": group.kind,
-                    "group_id": group.id,
-                    "group_name": group.name,
-                    "category": line.category,
-                    "part_id": line.part,
-                    "vendor": line.vendor,
-                    "model": line.model,
-                    "quantity": str(line.quantity),
-                    "unit_price_usd": "" if line.unit_price_usd is None else f"{line.unit_price_usd:.2f}",
-                    "extended_price_usd": "" if line.extended_price_usd is None else f"{line.extended_price_usd:.2f}",
-                    "price_date": line.price_date.isoformat() if line.price_date else "",
-                    "price_origin": line.price_origin,
-                    "price_source": line.price_source,
-                    "note": line.note,
-                }
-            )
-    return rows
-
-
-def bom_csv(bom: Bom) -> str:
-    """The BOM lines as CSV text: one header row (``CSV_COLUMNS``), then one row per line."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(bom_csv_rows(bom))
-    return out.getvalue()
-
-
-def write_bom_csv(bom: Bom, path: Path) -> Path:
-    """Write ``bom_csv`` to ``path`` (UTF-8); returns the path."""
-    path.write_text(bom_csv(bom), encoding="utf-8", newline="")
-    return path

@@ -1,0 +1,99 @@
+"""What a bill of materials is made of: lines, groups (a machine or a rack), totals."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel
+
+CURRENCY = "USD"
+NO_PRICE = "no price"
+
+
+PriceOrigin = Literal["catalog", "override", "none"]
+
+
+class BomLine(BaseModel):
+    """One part of one group, with its count and price."""
+
+    group: str
+    group_name: str
+    category: str
+    part: str
+    vendor: str
+    model: str
+    quantity: int
+    unit_price_usd: float | None
+    extended_price_usd: float | None
+    price_date: date | None
+    price_origin: PriceOrigin
+    price_source: str
+    note: str = ""
+
+    @property
+    def priced(self) -> bool:
+        return self.unit_price_usd is not None
+
+    @property
+    def overridden(self) -> bool:
+        return self.price_origin == "override"
+
+
+class BomGroup(BaseModel):
+    """The lines of one machine or one rack."""
+
+    kind: Literal["machine", "rack"]
+    id: str
+    name: str
+    lines: list[BomLine]
+    subtotal_usd: float
+    unpriced_lines: int
+    # A machine: the rack it is mounted in (None if not mounted). A rack: its mounted machines.
+    rack: str | None = None
+    machines: list[str] = []
+    # A rack: its own lines plus its machines' subtotals.
+    rack_total_usd: float | None = None
+    rack_unpriced_lines: int = 0
+
+
+class BomTotals(BaseModel):
+    """Consolidated totals of the whole plan."""
+
+    lines: list[BomLine]
+    total_usd: float
+    priced_units: int
+    unpriced_parts: int
+    unpriced_units: int
+    overridden_parts: int
+    currency: str = CURRENCY
+
+    @property
+    def total_text(self) -> str:
+        """The total as a person reads it, naming the parts without a price."""
+        text = f"{format_usd(self.total_usd)}"
+        if self.unpriced_parts:
+            plural = "part" if self.unpriced_parts == 1 else "parts"
+            text += f" plus {self.unpriced_parts} {plural} without a price ({self.unpriced_units} units)"
+        return text
+
+
+class Bom(BaseModel):
+    plan: str
+    machines: list[BomGroup]
+    racks: list[BomGroup]
+    totals: BomTotals
+    currency: str = CURRENCY
+
+    @property
+    def groups(self) -> list[BomGroup]:
+        return [*self.machines, *self.racks]
+
+    @property
+    def lines(self) -> list[BomLine]:
+        return [line for group in self.groups for line in group.lines]
+
+
+def format_usd(value: float | None) -> str:
+    """'$1,234.00', or 'no price' for a missing price."""
+    return NO_PRICE if value is None else f"${value:,.2f}"

@@ -1,0 +1,177 @@
+"""Boards: sockets, root complexes, on-board switches, chipset, slots and how their lanes are shared."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from rackplanner.core.catalog.parts.base import Frozen, Generation, KebabId, Part, PcieLanes
+
+# --- boards -------------------------------------------------------------------------
+
+
+class RootComplex(Frozen):
+    """A PCIe host bridge of one CPU socket (EPYC has several per socket)."""
+
+    id: KebabId
+    socket: int = Field(ge=0)
+    lanes: int | None = Field(default=None, ge=1)
+    # NUMA node of this host bridge where a socket is split into several (EPYC NPS2/NPS4,
+    # DGX A100); None means the socket's own node.
+    numa_node: int | None = Field(default=None, ge=0)
+
+
+class SwitchOnBoard(Frozen):
+    """A PCIe switch (PLX/PEX) soldered on the board or on a riser card."""
+
+    id: KebabId
+    # The switch chip; None where no source names it (its lane budget is then not checked).
+    part: KebabId | None = None
+    upstream: KebabId
+    upstream_lanes: PcieLanes
+    upstream_gen: Generation
+
+
+class Chipset(Frozen):
+    id: KebabId
+    name: str
+    socket: int = Field(default=0, ge=0)
+    uplink_lanes: PcieLanes
+    uplink_gen: Generation
+    power_w: float | None = Field(default=None, gt=0)
+
+
+class Slot(Frozen):
+    """A place a card goes: a PCIe slot (full-height position), an M.2 socket or an SXM bay.
+
+    ``position`` counts expansion-slot openings from the CPU side (0 = nearest), so a
+    card ``slot_width`` wide in position p covers positions p .. p+width-1.
+    """
+
+    id: KebabId
+    label: str
+    kind: Literal["pcie", "m2", "sxm"] = "pcie"
+    position: int | None = Field(default=None, ge=0)
+    physical_lanes: PcieLanes
+    electrical_lanes: PcieLanes
+    gen: Generation
+    parent: KebabId
+    bifurcation_group: KebabId | None = None
+
+    @model_validator(mode="after")
+    def _electrical_fits_physical(self) -> Slot:
+        if self.electrical_lanes > self.physical_lanes:
+            raise ValueError(
+                f"slot {self.id}: electrical_lanes x{self.electrical_lanes} is wider "
+                f"than its physical x{self.physical_lanes} connector"
+            )
+        return self
+
+
+class BifurcationGroup(Frozen):
+    """Slots that share one set of lanes: alone a slot gets ``lanes``, shared ``split_lanes``."""
+
+    id: KebabId
+    lanes: PcieLanes
+    split_lanes: PcieLanes
+    slots: list[KebabId] = Field(min_length=2)
+
+
+class LaneShare(Frozen):
+    """A slot that loses lanes when another slot is in use (an M.2 socket wired to a PCIe slot's lanes).
+
+    ``lanes_left`` is the width the slot keeps; None means the slot is switched off.
+    """
+
+    when_used: KebabId
+    slot: KebabId
+    lanes_left: PcieLanes | None = None
+
+
+class NvlinkWiring(Frozen):
+    """Fixed NVLink connections between SXM bays (DGX/HGX baseboards)."""
+
+    a: KebabId
+    b: KebabId
+    links: int = Field(ge=1)
+
+
+class Board(Part):
+    kind: ClassVar[str] = "board"
+
+    platform: Literal["consumer", "hedt", "workstation", "server"]
+    form_factor: str
+    width_mm: float | None = Field(default=None, gt=0)
+    depth_mm: float | None = Field(default=None, gt=0)
+    cpu_socket: str
+    sockets: int = Field(ge=1, le=8)
+    inter_socket_link: str | None = None
+    inter_socket_gbs: float | None = Field(default=None, gt=0)
+    mem_type: str | None = None
+    dimm_slots: int | None = Field(default=None, ge=1)
+    best_dimm_counts: list[int] = Field(default_factory=list)
+    max_memory_gb: float | None = Field(default=None, gt=0)
+    root_complexes: list[RootComplex] = Field(min_length=1)
+    switches: list[SwitchOnBoard] = Field(default_factory=list)
+    chipset: Chipset | None = None
+    slots: list[Slot] = Field(default_factory=list)
+    bifurcation_groups: list[BifurcationGroup] = Field(default_factory=list)
+    nvlink_wiring: list[NvlinkWiring] = Field(default_factory=list)
+    nvswitch_gbs_per_gpu: float | None = Field(default=None, gt=0)
+    overhead_w: float | None = Field(default=None, ge=0)
+    # Lane sharing a bifurcation group cannot say: a slot switched off or narrowed by another.
+    lane_sharing: list[LaneShare] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> Board:
+        """Every parent, upstream and group member names a node of this board; no cycles."""
+        roots = {rc.id for rc in self.root_complexes}
+        switches = {sw.id: sw for sw in self.switches}
+        chipset = {self.chipset.id} if self.chipset else set()
+        nodes = roots | set(switches) | chipset
+        ids = [rc.id for rc in self.root_complexes] + list(switches) + list(chipset)
+        ids += [s.id for s in self.slots]
+        seen: set[str] = set()
+        for node_id in ids:
+            if node_id in seen:
+                raise ValueError(f"id {node_id!r} is used twice on this board")
+            seen.add(node_id)
+        for rc in self.root_complexes:
+            if rc.socket >= self.sockets:
+                raise ValueError(f"root complex {rc.id} is on socket {rc.socket}, but the board has {self.sockets}")
+        for sw in self.switches:
+            if sw.upstream not in nodes:
+                raise ValueError(f"switch {sw.id}: upstream {sw.upstream!r} is not on this board")
+        for sw in self.switches:
+            chain, node = [sw.id], sw.upstream
+            while node in switches:
+                if node in chain:
+                    raise ValueError(f"switches form a cycle: {' -> '.join([*chain, node])}")
+                chain.append(node)
+                node = switches[node].upstream
+        slot_ids = {s.id for s in self.slots}
+        for slot in self.slots:
+            if slot.parent not in nodes:
+                raise ValueError(f"slot {slot.id}: parent {slot.parent!r} is not on this board")
+        for group in self.bifurcation_groups:
+            for member in group.slots:
+                if member not in slot_ids:
+                    raise ValueError(f"bifurcation group {group.id}: slot {member!r} is not on this board")
+        for wire in self.nvlink_wiring:
+            for end in (wire.a, wire.b):
+                if end not in slot_ids:
+                    raise ValueError(f"nvlink wiring: slot {end!r} is not on this board")
+        for share in self.lane_sharing:
+            for end in (share.when_used, share.slot):
+                if end not in slot_ids:
+                    raise ValueError(f"lane sharing: slot {end!r} is not on this board")
+        return self
+
+    def slot(self, slot_id: str) -> Slot | None:
+        return next((s for s in self.slots if s.id == slot_id), None)
+
+    def slot_label(self, slot_id: str) -> str:
+        """The label printed on the board, or the id itself for a slot the board lacks."""
+        slot = self.slot(slot_id)
+        return slot.label if slot is not None else slot_id

@@ -1,0 +1,59 @@
+"""LLMs as catalog parts: the architecture figures that decide their size, KV cache and speed."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field, model_validator
+
+from rackplanner.core.catalog.parts.base import Part
+
+
+class LlmModel(Part):
+    kind: ClassVar[str] = "llm"
+
+    family: str
+    params_b: float = Field(gt=0)
+    active_params_b: float | None = Field(default=None, gt=0)
+    layers: int = Field(ge=1)
+    hidden_size: int = Field(ge=1)
+    intermediate_size: int | None = Field(default=None, ge=1)
+    attention_heads: int = Field(ge=1)
+    kv_heads: int = Field(ge=1)
+    head_dim: int = Field(ge=1)
+    vocab_size: int = Field(ge=1)
+    max_context: int = Field(ge=1)
+    moe_experts: int | None = Field(default=None, ge=1)
+    moe_active_experts: int | None = Field(default=None, ge=1)
+    license: str | None = None
+    # Architecture details for recomputing the parameter count (core/catalog/llm_shape.py).
+    # Defaults describe a Llama-style model: gated (SwiGLU) MLP, separate LM head.
+    tie_word_embeddings: bool = False
+    mlp_gated: bool = True
+    # MoE: width of one routed expert's MLP when it differs from intermediate_size,
+    # always-on shared experts of that width, and leading dense layers (DeepSeek's
+    # first_k_dense_replace) whose MLP is intermediate_size wide.
+    moe_intermediate_size: int | None = Field(default=None, ge=1)
+    moe_shared_experts: int | None = Field(default=None, ge=1)
+    moe_dense_layers: int | None = Field(default=None, ge=1)
+    # Multi-head latent attention (DeepSeek-V2/V3): head_dim is then the query/key head
+    # width (no-RoPE part + RoPE part); the KV cache holds kv_lora_rank + qk_rope_head_dim
+    # values per token and layer instead of 2 x kv_heads x head_dim.
+    q_lora_rank: int | None = Field(default=None, ge=1)
+    kv_lora_rank: int | None = Field(default=None, ge=1)
+    qk_rope_head_dim: int | None = Field(default=None, ge=1)
+    v_head_dim: int | None = Field(default=None, ge=1)
+    # Yuan 2.0's localized filtering before q/k: two kernel-2 convolutions
+    # hidden -> hidden/2 -> hidden, 2 x hidden^2 weights per layer.
+    localized_filtering: bool = False
+
+    @model_validator(mode="after")
+    def _architecture_is_consistent(self) -> LlmModel:
+        if self.attention_heads % self.kv_heads:
+            raise ValueError(f"kv_heads {self.kv_heads} does not divide attention_heads {self.attention_heads}")
+        if (self.moe_experts is None) != (self.moe_active_experts is None):
+            raise ValueError("moe_experts and moe_active_experts go together")
+        mla = (self.kv_lora_rank, self.qk_rope_head_dim, self.v_head_dim)
+        if any(v is not None for v in mla) and any(v is None for v in mla):
+            raise ValueError("latent attention needs kv_lora_rank, qk_rope_head_dim and v_head_dim")
+        return self

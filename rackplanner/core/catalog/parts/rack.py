@@ -1,0 +1,116 @@
+"""Rack parts: racks, PDUs with their outlet groups, network switches, and other rack devices."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from rackplanner.core.catalog.parts.base import Frozen, KebabId, Part
+
+
+class Rack(Part):
+    kind: ClassVar[str] = "rack"
+
+    height_u: int = Field(ge=1)
+    width_mm: float | None = Field(default=None, gt=0)
+    depth_mm: float = Field(gt=0)
+    max_mounting_depth_mm: float | None = Field(default=None, gt=0)
+    max_load_kg: float | None = Field(default=None, gt=0)
+    weight_kg: float | None = Field(default=None, gt=0)
+    zero_u_channels: int = Field(default=2, ge=0)
+
+
+OutletType = Literal["iec-60320-c13", "iec-60320-c19", "nema-5-15r", "nema-5-20r"]
+LineName = Literal["L1", "L2", "L3", "L1-L2", "L2-L3", "L3-L1"]
+
+
+class OutletGroup(Frozen):
+    """Outlets behind one breaker, wired line-to-neutral (wye) or line-to-line (delta)."""
+
+    id: KebabId
+    line: LineName
+    breaker_a: float | None = Field(default=None, gt=0)
+    outlets: dict[OutletType, int]
+
+
+class Pdu(Part):
+    kind: ClassVar[str] = "pdu"
+
+    phases: Literal[1, 3]
+    wiring: Literal["single", "wye", "delta"]
+    voltage_v: float = Field(gt=0)
+    input_current_a: float = Field(gt=0)
+    derating: float = Field(default=0.8, gt=0, le=1)
+    inlet: str
+    height_u: int = Field(default=0, ge=0)
+    length_mm: float | None = Field(default=None, gt=0)
+    weight_kg: float | None = Field(default=None, gt=0)
+    metering: Literal["basic", "metered", "switched", "metered-by-outlet", "switched-by-outlet"]
+    # Empty when no source gives the layout: its outlets are then "unknown", never guessed.
+    outlet_groups: list[OutletGroup] = Field(default_factory=list)
+    load_capacity_va: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _wiring_matches_phases(self) -> Pdu:
+        if (self.phases == 1) != (self.wiring == "single"):
+            raise ValueError(f"wiring {self.wiring!r} does not fit a {self.phases}-phase PDU")
+        for group in self.outlet_groups:
+            if self.wiring == "delta" and "-" not in group.line:
+                raise ValueError(f"outlet group {group.id}: a delta PDU feeds line pairs like L1-L2")
+            if self.wiring != "delta" and "-" in group.line:
+                raise ValueError(f"outlet group {group.id}: a {self.wiring} PDU feeds L1/L2/L3")
+        return self
+
+
+class PortGroup(Frozen):
+    count: int = Field(ge=1)
+    speed_gbps: float = Field(gt=0)
+    connector: str
+
+
+class NetworkSwitch(Part):
+    kind: ClassVar[str] = "switch"
+
+    fabric: Literal["ethernet", "infiniband"]
+    ports: list[PortGroup] = Field(min_length=1)
+    height_u: int = Field(ge=1)
+    depth_mm: float | None = Field(default=None, gt=0)
+    is_full_depth: bool = False
+    weight_kg: float | None = Field(default=None, gt=0)
+    power_typical_w: float | None = Field(default=None, gt=0)
+    power_max_w: float | None = Field(default=None, gt=0)
+    psu_count: int = Field(default=1, ge=1)
+    inlet: Literal["iec-60320-c14", "iec-60320-c20", "iec-60320-c16"] = "iec-60320-c14"
+    managed: bool = True
+
+
+class PowerPort(Frozen):
+    """One power inlet of a rack device, as NetBox device types describe it."""
+
+    type: str
+    maximum_draw_w: float | None = Field(default=None, gt=0)
+    allocated_draw_w: float | None = Field(default=None, gt=0)
+
+
+class RackDevice(Part):
+    """Other rack equipment (storage, a management server, a KVM, a patch panel): NetBox's shape."""
+
+    kind: ClassVar[str] = "rack-device"
+
+    height_u: int = Field(ge=1)
+    is_full_depth: bool = True
+    depth_mm: float | None = Field(default=None, gt=0)
+    weight_kg: float | None = Field(default=None, gt=0)
+    power_ports: list[PowerPort] = Field(default_factory=list)
+    interfaces: list[PortGroup] = Field(default_factory=list)
+    # Out-of-band management ports (BMC/iDRAC/iLO) among the interfaces.
+    mgmt_ports: int = Field(default=0, ge=0)
+
+    @property
+    def draw_w(self) -> float | None:
+        """The device's draw over all its power ports (as NetBox sums it); None if any port's is unknown."""
+        draws = [p.maximum_draw_w or p.allocated_draw_w for p in self.power_ports]
+        if not draws or any(d is None for d in draws):
+            return None
+        return sum(d or 0.0 for d in draws)
