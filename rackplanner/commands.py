@@ -7,23 +7,22 @@ import json
 import sys
 from pathlib import Path
 
-from rackplanner.core.analysis import analyse_plan
+from rackplanner.core.analysis import analyse
 from rackplanner.core.catalog.figures import key_figures
 from rackplanner.core.catalog.loading import Catalog, user_catalog_dir
 from rackplanner.core.catalog.netbox import add_to_catalog, import_device_type
 from rackplanner.core.catalog.parts import PART_KINDS
 from rackplanner.core.errors import InputError
-from rackplanner.core.machine.topology import derive_topology, format_topology
+from rackplanner.core.machine.topology import format_topology
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.summary import format_summary, summarize
 from rackplanner.core.rack.power_text import format_power
-from rackplanner.core.rack.report import plan_fabrics, rack_report
 
 
 def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
     plan = load_plan(path, catalog)
     summary = summarize(plan, catalog)
-    analysis = analyse_plan(plan, catalog)
+    analysis = analyse(plan, catalog).everything()
     findings = [f for machine_findings in analysis.machine_findings.values() for f in machine_findings]
     rack_findings = [f for report in analysis.racks.values() for f in report.findings]
     if as_json:
@@ -51,7 +50,8 @@ def topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: boo
     if not machines:
         known = ", ".join(m.id for m in plan.machines) or "none"
         raise InputError(f"{path}: no machine {machine_name!r} (machines: {known})")
-    topologies = [derive_topology(m, catalog) for m in machines]
+    analysis = analyse(plan, catalog)
+    topologies = [analysis.topology(m) for m in machines]
     if as_json:
         print(json.dumps([t.model_dump(mode="json") for t in topologies], indent=2))
     else:
@@ -65,8 +65,9 @@ def power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool)
     if rack_name is not None and not racks:
         known = ", ".join(r.id for r in plan.racks) or "none"
         raise InputError(f"{path}: no rack {rack_name!r} (racks: {known})")
-    reports = [rack_report(plan, r.id, catalog) for r in racks]
-    fabrics = plan_fabrics(plan, catalog)
+    analysis = analyse(plan, catalog)
+    reports = [analysis.rack(r.id) for r in racks]
+    fabrics = analysis.fabrics()
     if as_json:
         data = {
             "file": str(path),

@@ -1,19 +1,95 @@
-"""Everything the app works out for a whole plan: each machine's topology and findings, each rack's report.
+"""The one entry point for everything worked out from a plan: the app, the CLI and the report all ask here.
 
-Each piece comes from its own cache (by content or by the identity of the plan objects it
-reads), so analysing the plan again after one edit recomputes only what the edit touched.
+``analyse(plan, catalog)`` gives an ``Analysis``: each result is worked out when first asked for,
+by the domain function that owns its rule, and comes from that function's cache (by content or
+by the identity of the plan objects it reads). So analysing the plan again after one edit
+recomputes only what the edit touched, and a view that shows one machine computes nothing else.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rackplanner.core.bom import Bom, build_bom
+from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.machine.fit import Finding, check_machine
+from rackplanner.core.machine.power import MachinePower, machine_power
 from rackplanner.core.machine.topology import Topology, derive_topology
-from rackplanner.core.plan.model import Plan
-from rackplanner.core.rack.fabric import RowFabric
+from rackplanner.core.plan.model import Machine, Plan
+from rackplanner.core.rack.fabric import RackNetwork, RowFabric, rack_network
+from rackplanner.core.rack.mounting import RackLayout, rack_layout
+from rackplanner.core.rack.power import RackPower, rack_power
 from rackplanner.core.rack.report import RackReport, plan_fabrics, rack_report
+
+
+class Analysis:
+    """What a plan means, asked for piece by piece (cheap to make: nothing is computed until asked)."""
+
+    def __init__(self, plan: Plan, catalog: Catalog) -> None:
+        self.plan = plan
+        self.catalog = catalog
+
+    def _machine(self, machine: Machine | str) -> Machine:
+        if isinstance(machine, Machine):
+            return machine
+        found = self.plan.machine(machine)
+        if found is None:
+            raise KeyError(f"the plan has no machine {machine!r}")
+        return found
+
+    # --- one machine ---------------------------------------------------------------------
+
+    def topology(self, machine: Machine | str) -> Topology:
+        """PCIe/NVLink tree, path classes, P2P and NCCL verdicts, ring all-reduce."""
+        return derive_topology(self._machine(machine), self.catalog)
+
+    def machine_findings(self, machine: Machine | str) -> list[Finding]:
+        """Fit, lanes, bridges, memory and PSU findings, most severe first."""
+        found = self._machine(machine)
+        return check_machine(found, self.catalog, self.topology(found))
+
+    def machine_power(self, machine: Machine | str) -> MachinePower:
+        """DC load, transient peak, wall power, heat and each PSU's share."""
+        return machine_power(self._machine(machine), self.catalog)
+
+    def hardware(self, machine: Machine | str) -> Hardware:
+        """What capacity estimates run on: the machine's GPUs with their links, or its CPUs and RAM."""
+        return from_machine(self._machine(machine), self.catalog)
+
+    # --- one rack ------------------------------------------------------------------------
+
+    def rack_layout(self, rack_id: str) -> RackLayout:
+        return rack_layout(self.plan, rack_id, self.catalog)
+
+    def rack_power(self, rack_id: str) -> RackPower:
+        return rack_power(self.plan, rack_id, self.catalog)
+
+    def rack_network(self, rack_id: str) -> RackNetwork:
+        return rack_network(self.plan, rack_id, self.catalog)
+
+    def rack(self, rack_id: str) -> RackReport:
+        """Layout, power, network, its machines' power and findings together."""
+        return rack_report(self.plan, rack_id, self.catalog)
+
+    # --- the whole plan ------------------------------------------------------------------
+
+    def fabrics(self) -> list[RowFabric]:
+        """Each row's compute fabric size."""
+        return plan_fabrics(self.plan, self.catalog)
+
+    def bom(self) -> Bom:
+        return build_bom(self.plan, self.catalog)
+
+    def everything(self) -> PlanAnalysis:
+        """Every machine's topology and findings, every rack's report, each row's fabric."""
+        machines = self.plan.machines
+        return PlanAnalysis(
+            topologies={m.id: self.topology(m) for m in machines},
+            machine_findings={m.id: self.machine_findings(m) for m in machines},
+            racks={r.id: self.rack(r.id) for r in self.plan.racks},
+            fabrics=self.fabrics(),
+        )
 
 
 @dataclass(frozen=True)
@@ -28,9 +104,11 @@ class PlanAnalysis:
         return sum(len(f) for f in self.machine_findings.values()) + sum(len(r.findings) for r in self.racks.values())
 
 
+def analyse(plan: Plan, catalog: Catalog) -> Analysis:
+    """The plan's analysis, computed piece by piece as it is asked for."""
+    return Analysis(plan, catalog)
+
+
 def analyse_plan(plan: Plan, catalog: Catalog) -> PlanAnalysis:
-    """Topology and fit findings of every machine, layout, power and network of every rack, each row's fabric."""
-    topologies = {m.id: derive_topology(m, catalog) for m in plan.machines}
-    findings = {m.id: check_machine(m, catalog, topologies[m.id]) for m in plan.machines}
-    racks = {r.id: rack_report(plan, r.id, catalog) for r in plan.racks}
-    return PlanAnalysis(topologies, findings, racks, plan_fabrics(plan, catalog))
+    """Everything at once: topology and findings of every machine, every rack's report, each row's fabric."""
+    return Analysis(plan, catalog).everything()

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rackplanner.core.bom import Bom, build_bom
-from rackplanner.core.capacity.hardware import Hardware, from_machine
+from rackplanner.core.analysis import analyse
+from rackplanner.core.bom import Bom
+from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.picks import ModelPick, top_models
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu
 from rackplanner.core.errors import InputError
 from rackplanner.core.findings import RackFinding
-from rackplanner.core.machine.fit import Finding, check_machine
-from rackplanner.core.machine.power import MachinePower, machine_power
-from rackplanner.core.machine.topology import derive_topology
+from rackplanner.core.machine.fit import Finding
+from rackplanner.core.machine.power import MachinePower
 from rackplanner.core.plan.model import Machine, Plan
-from rackplanner.core.rack.report import RackReport, rack_report
+from rackplanner.core.rack.report import RackReport
 
 # Models listed per configuration in the capacity summary, and the context they are sized at.
 MODELS_PER_CONFIG = 6
@@ -80,20 +80,21 @@ def machine_configs(plan: Plan) -> list[MachineConfig]:
 
 def plan_facts(plan: Plan, catalog: Catalog) -> PlanFacts:
     """Everything the report states about ``plan``."""
-    racks = [rack_report(plan, r.id, catalog) for r in plan.racks]
+    analysis = analyse(plan, catalog)
+    racks = [analysis.rack(r.id) for r in plan.racks]
     mounted = {d.machine for r in plan.racks for d in r.devices if d.machine}
-    unmounted = [machine_power(m, catalog) for m in plan.machines if m.id not in mounted]
+    unmounted = [analysis.machine_power(m) for m in plan.machines if m.id not in mounted]
     configs = machine_configs(plan)
     for config in configs:
         try:
-            config.hardware = from_machine(config.first, catalog)
+            config.hardware = analysis.hardware(config.first)
         except InputError as exc:
             config.capacity_note = str(exc)
             continue
         config.models = top_models(catalog, config.hardware, context=CAPACITY_CONTEXT, limit=MODELS_PER_CONFIG)
         if not config.models:
             config.capacity_note = "No catalog model fits this machine's memory at the common formats."
-    machine_findings = [f for m in plan.machines for f in check_machine(m, catalog, derive_topology(m, catalog))]
+    machine_findings = [f for m in plan.machines for f in analysis.machine_findings(m)]
     rack_findings = [f for r in racks for f in r.findings]
     load_w = sum(r.power.load_w for r in racks) + sum(m.wall_max_w for m in unmounted)
     load_va = sum(r.power.load_va for r in racks) + sum(m.wall_max_va for m in unmounted)
@@ -102,7 +103,7 @@ def plan_facts(plan: Plan, catalog: Catalog) -> PlanFacts:
     return PlanFacts(
         plan=plan,
         catalog=catalog,
-        bom=build_bom(plan, catalog),
+        bom=analysis.bom(),
         racks=racks,
         unmounted=unmounted,
         configs=configs,
