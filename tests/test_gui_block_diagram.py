@@ -22,7 +22,7 @@ from rackplanner.core.plan import edits
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
 from rackplanner.draw import colors
-from rackplanner.gui.canvases.block_diagram import BlockDiagramDock
+from rackplanner.gui.docks.block_diagram import BlockDiagramDock
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
 
@@ -317,7 +317,7 @@ def test_a_hovered_drop_is_drawn_ahead_and_the_drop_only_shows_it(
     qtbot: QtBot, tmp_path: Path, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rackplanner.bench.events import drag_over, drop_at
-    from rackplanner.gui.canvases.block_diagram import DiagramScene
+    from rackplanner.draw.block_diagram.scene import DiagramScene
     from rackplanner.gui.canvases.machine import MachineCanvas
     from rackplanner.gui.mime import part_mime
     from tests.guihelpers import shown_window, slot_point

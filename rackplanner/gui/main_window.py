@@ -45,10 +45,10 @@ from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Machine, Plan
 from rackplanner.core.rack.report import rack_report
 from rackplanner.gui import recovery
-from rackplanner.gui.canvases.block_diagram import BlockDiagramDock
 from rackplanner.gui.canvases.machine import MachineCanvas
 from rackplanner.gui.canvases.rack_row import RackRowCanvas, rows_of
 from rackplanner.gui.dialogs.feed import FeedDialog
+from rackplanner.gui.docks.block_diagram import BlockDiagramDock
 from rackplanner.gui.docks.findings import FindingsDock
 from rackplanner.gui.docks.machine_form import MachineDock
 from rackplanner.gui.docks.palette import PaletteDock

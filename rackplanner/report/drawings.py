@@ -14,7 +14,7 @@ from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.machine.topology import derive_topology
 from rackplanner.core.plan.model import Machine, Plan
 from rackplanner.core.plan.resolve import board_of
-from rackplanner.gui.canvases.block_diagram import DiagramScene
+from rackplanner.draw.block_diagram.scene import DiagramScene
 from rackplanner.gui.canvases.machine import MachineCanvas
 from rackplanner.gui.canvases.rack_row import RackRowCanvas
 from rackplanner.gui.document import PlanDocument
