@@ -10,9 +10,9 @@ from pytestqt.qtbot import QtBot
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import plan_to_json
 from rackplanner.core.rack.power import rack_power
-from rackplanner.gui.canvases.rack_row import RackRowCanvas, device_mime
+from rackplanner.gui.canvases.rack_row import RackRowCanvas
 from rackplanner.gui.docks.power import PowerDock
-from rackplanner.gui.mime import part_mime
+from rackplanner.gui.mime import device_mime, part_mime
 from tests.conftest import EXAMPLES
 from tests.guihelpers import drop, keep, make_window, screenshot_dir
 from tests.test_gui_power_dock import heights

@@ -25,9 +25,9 @@ from rackplanner.core.plan import edits
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.generate import generate_row
 from rackplanner.gui.app import application
-from rackplanner.gui.canvases.rack_row import RackRowCanvas, device_mime
+from rackplanner.gui.canvases.rack_row import RackRowCanvas
 from rackplanner.gui.main_window import MainWindow, open_window
-from rackplanner.gui.mime import part_mime
+from rackplanner.gui.mime import device_mime, part_mime
 
 APP = "app"
 FRAME_S = 0.016  # one frame at 60 Hz: the target for every edit

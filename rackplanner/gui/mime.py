@@ -1,4 +1,4 @@
-"""Drag-and-drop payloads: a catalog part from the palette, or a card being moved on a board."""
+"""Drag-and-drop payloads: a catalog part from the palette, a card moved on a board, a device moved in a rack."""
 
 from __future__ import annotations
 
@@ -42,3 +42,22 @@ def card_from_mime(data: QMimeData) -> dict[str, str] | None:
     if not isinstance(payload, dict) or not all(isinstance(payload.get(k), str) for k in ("machine", "slot", "part")):
         return None
     return {k: payload[k] for k in ("machine", "slot", "part")}
+
+
+DEVICE_MIME = "application/x-rackplanner-device"
+
+
+def device_mime(rack_id: str, device_id: str) -> QMimeData:
+    data = QMimeData()
+    data.setData(DEVICE_MIME, json.dumps({"rack": rack_id, "device": device_id}).encode("utf-8"))
+    return data
+
+
+def device_from_mime(data: QMimeData) -> tuple[str, str] | None:
+    if not data.hasFormat(DEVICE_MIME):
+        return None
+    try:
+        payload = json.loads(bytes(data.data(DEVICE_MIME).data()).decode("utf-8"))
+        return str(payload["rack"]), str(payload["device"])
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
