@@ -17,7 +17,9 @@ from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
 from rackplanner.core.rack.power import rack_power
 from rackplanner.gui.docks.plot_scale import nice_ticks
-from rackplanner.gui.docks.power import OK_COLOUR, OVER_COLOUR, TIGHT_COLOUR, PowerDock, _axis_top
+from rackplanner.gui.docks.power import PowerDock
+from rackplanner.gui.docks.power.common import OK_COLOUR, OVER_COLOUR, TIGHT_COLOUR
+from rackplanner.gui.docks.power.line_chart import _axis_top
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
 from tests.guihelpers import screenshot_dir

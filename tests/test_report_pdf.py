@@ -18,7 +18,7 @@ from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
 from rackplanner.core.rack.power import rack_power
-from rackplanner.report import sections
+from rackplanner.report import titles
 from rackplanner.report.pdf import ExportCancelled, PdfResult, write_pdf
 from tests.conftest import EXAMPLES
 
@@ -86,12 +86,12 @@ def test_colo_report_pages_text_and_power_figures(qapp: object, catalog: Catalog
     s = result.sections
     # Cover, BOM, then one page per rack (colo-rack.json: one) and one per distinct machine
     # configuration (its four servers are built alike: one), then power, capacity, findings.
-    order = [sections.COVER, sections.BOM, sections.RACKS, sections.MACHINES]
-    assert list(s) == [*order, sections.POWER, sections.CAPACITY, sections.FINDINGS]
-    assert s[sections.MACHINES] - s[sections.RACKS] == 1
-    assert s[sections.POWER] - s[sections.MACHINES] == 1
-    assert s[sections.FINDINGS] == n
-    assert s[sections.BOM] == 2 and s[sections.RACKS] > s[sections.BOM]
+    order = [titles.COVER, titles.BOM, titles.RACKS, titles.MACHINES]
+    assert list(s) == [*order, titles.POWER, titles.CAPACITY, titles.FINDINGS]
+    assert s[titles.MACHINES] - s[titles.RACKS] == 1
+    assert s[titles.POWER] - s[titles.MACHINES] == 1
+    assert s[titles.FINDINGS] == n
+    assert s[titles.BOM] == 2 and s[titles.RACKS] > s[titles.BOM]
 
     text = flat(page_text(path))
     assert plan.name in text
@@ -106,17 +106,17 @@ def test_colo_report_pages_text_and_power_figures(qapp: object, catalog: Catalog
     for page in range(1, n + 1):
         assert f"Page {page} of {n}" in flat(page_text(path, page))
     # The BOM table's header row repeats on every page it runs onto.
-    for page in range(s[sections.BOM], s[sections.RACKS]):
+    for page in range(s[titles.BOM], s[titles.RACKS]):
         bom_page = flat(page_text(path, page, layout=True))
         assert "Item Part id Qty Unit price Extended Price date Source" in bom_page, page
-    rack_page = flat(page_text(path, s[sections.RACKS]))
+    rack_page = flat(page_text(path, s[titles.RACKS]))
     assert "Rack 1: elevation, front and rear" in rack_page
     # Labels of the rack drawing are text too: the devices' names from colo-rack.json.
     for name in ("GPU 1", "HDR leaf", "Management switch", "Front", "Rear"):
         assert name in rack_page, name
 
     power = rack_power(plan, "rack-1", catalog)
-    power_page = flat(page_text(path, s[sections.POWER]))
+    power_page = flat(page_text(path, s[titles.POWER]))
     assert f"{power.load_w / 1000:,.2f} kW" in power_page
     assert f"{power.load_va / 1000:,.2f} kVA" in power_page
     assert f"{power.heat_btu_hr:,.0f} BTU/hr" in power_page
@@ -158,8 +158,8 @@ def test_home_rig_prices_dates_and_unpriced_parts(qapp: object, catalog: Catalog
     result = export(plan, catalog, path)
     s = result.sections
     # No racks: no rack pages; one machine configuration.
-    assert sections.RACKS not in s
-    assert s[sections.POWER] - s[sections.MACHINES] == 1
+    assert titles.RACKS not in s
+    assert s[titles.POWER] - s[titles.MACHINES] == 1
     text = flat(page_text(path))
     # catalog/cpu.yaml ryzen-9-7950x $699 (2022-08-30), catalog/gpu.yaml rtx-3090 $1499 (2020-09-01).
     for figure in ("$699.00", "$1,499.00", "$2,998.00", "$3,697.00", "2022-08-30", "2020-09-01"):
@@ -228,6 +228,6 @@ def test_ten_rack_row_pages(qapp: object, catalog: Catalog, tmp_path: Path) -> N
     s = result.sections
     # One page per rack and one per distinct machine configuration. (Its speed, 3 s at most,
     # is measured by `python -m rackplanner.report.benchmark`, not asserted here.)
-    assert s[sections.MACHINES] - s[sections.RACKS] == 10
-    assert s[sections.POWER] - s[sections.MACHINES] == len(machine_configs(plan))
+    assert s[titles.MACHINES] - s[titles.RACKS] == 10
+    assert s[titles.POWER] - s[titles.MACHINES] == len(machine_configs(plan))
     assert raw_page_count(result.path) == result.pages

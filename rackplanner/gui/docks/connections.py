@@ -29,7 +29,7 @@ from rackplanner.core.plan.edits import Change
 from rackplanner.core.rack.power import CordAssignment, RackPower
 from rackplanner.draw.colors import SEVERITY_COLORS
 from rackplanner.gui.docks.live import LiveDock
-from rackplanner.gui.docks.power import (
+from rackplanner.gui.docks.power.common import (
     OVER_COLOUR,
     TIGHT_COLOUR,
     UNBALANCED_PERCENT,

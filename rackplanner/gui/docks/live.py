@@ -66,4 +66,3 @@ def fit_table_height(table: QTableWidget) -> None:
     if table.horizontalScrollBar().isVisible():
         height += table.horizontalScrollBar().height()
     table.setFixedHeight(height)
-

@@ -180,8 +180,6 @@ class NetworkDock(LiveDock):
         if change.racks & {r.id for r in row_racks} or change.machines & machines:
             self.refresh_when_visible()
 
-
-
     # --- content ---------------------------------------------------------------------
 
     def refresh(self) -> None:

@@ -194,8 +194,6 @@ class SummaryDock(LiveDock):
     def _on_reset(self) -> None:
         self.refresh_when_visible()
 
-
-
     # --- content ---------------------------------------------------------------------
 
     def refresh(self) -> None:
@@ -336,4 +334,3 @@ class SummaryDock(LiveDock):
             note = "No catalog model fits. " + note
         self.capacity_note.setText(note)
         self.capacity_note.setToolTip("\n".join(hw.assumptions))
-
