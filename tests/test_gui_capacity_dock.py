@@ -302,7 +302,7 @@ def test_recomputes_only_for_its_machine_and_only_when_visible(
     colo: tuple[PlanDocument, CapacityDock], monkeypatch: pytest.MonkeyPatch, qtbot: QtBot
 ) -> None:
     document, dock = colo
-    import rackplanner.gui.docks.capacity.dock as capacity_dock
+    import rackplanner.core.analysis as capacity_dock
 
     calls: list[str] = []
     real = capacity_dock.cached_capacity_table

@@ -11,13 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rackplanner.core.bom import Bom, build_bom
+from rackplanner.core.capacity.curves import cached_capacity_table
+from rackplanner.core.capacity.estimate import TableRow
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.machine.fit import Finding, check_machine
 from rackplanner.core.machine.power import MachinePower, machine_power
 from rackplanner.core.machine.topology import Topology, derive_topology
 from rackplanner.core.plan.model import Machine, Plan
-from rackplanner.core.rack.fabric import RackNetwork, RowFabric, rack_network
+from rackplanner.core.rack.fabric import RackNetwork, RowFabric, rack_network, row_fabric
 from rackplanner.core.rack.mounting import RackLayout, rack_layout
 from rackplanner.core.rack.power import RackPower, rack_power
 from rackplanner.core.rack.report import RackReport, plan_fabrics, rack_report
@@ -57,6 +59,10 @@ class Analysis:
         """What capacity estimates run on: the machine's GPUs with their links, or its CPUs and RAM."""
         return from_machine(self._machine(machine), self.catalog)
 
+    def capacity_table(self, hardware: Hardware, *, runtime: str | None = None, context: int = 4096) -> list[TableRow]:
+        """Every catalog model × format that fits ``hardware``, with its speeds (cached per hardware)."""
+        return cached_capacity_table(self.catalog, hardware, runtime=runtime, context=context)
+
     # --- one rack ------------------------------------------------------------------------
 
     def rack_layout(self, rack_id: str) -> RackLayout:
@@ -73,6 +79,10 @@ class Analysis:
         return rack_report(self.plan, rack_id, self.catalog)
 
     # --- the whole plan ------------------------------------------------------------------
+
+    def row_fabric(self, row: str) -> RowFabric:
+        """The compute fabric a row of racks needs."""
+        return row_fabric(self.plan, row, self.catalog)
 
     def fabrics(self) -> list[RowFabric]:
         """Each row's compute fabric size."""

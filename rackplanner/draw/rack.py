@@ -23,10 +23,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rackplanner.core.analysis import analyse
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Rack as RackPart
 from rackplanner.core.plan.model import Plan, Rack
-from rackplanner.core.rack.mounting import DeviceShape, RackLayout, device_figure, rack_layout
+from rackplanner.core.rack.mounting import DeviceShape, RackLayout, device_figure
 
 U_MM = 44.45
 FACE_MM = 482.6
@@ -303,7 +304,7 @@ class RowDrawing:
 
     def same_frame(self, frame: RackFrameItem, rack: Rack) -> bool:
         """Whether the rack's frame drawing still holds (same model, same height): then it is kept."""
-        layout = rack_layout(self.plan, rack.id, self.catalog)
+        layout = analyse(self.plan, self.catalog).rack_layout(rack.id)
         return layout.part == frame.geometry.layout.part and layout.height_u == frame.geometry.layout.height_u
 
     def draw_whole_rack(self, rack_id: str, x: float, frame: RackFrameItem | None = None) -> bool:
@@ -311,7 +312,7 @@ class RowDrawing:
         rack = plan.rack(rack_id)
         if rack is None:
             return False
-        layout = rack_layout(plan, rack_id, catalog)
+        layout = analyse(plan, catalog).rack_layout(rack_id)
         part = catalog.get_as(rack.part, RackPart)
         geometry = rack_geometry(rack_id, layout, x)
         title = f"{rack.name}  ·  {part.model if part else layout.part}  ·  {layout.used_u}/{layout.height_u} U"

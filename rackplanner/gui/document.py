@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from rackplanner.core.analysis import Analysis, analyse
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.edits import Change, EditRefused, EditResult
 from rackplanner.core.plan.files import save_plan
@@ -122,6 +123,11 @@ class PlanDocument(QObject):
             self.selection_changed.emit(self.selected_slots)
 
     # --- files -----------------------------------------------------------------------
+
+    @property
+    def analysis(self) -> Analysis:
+        """What the open plan means, from the core's one entry point (each piece computed when asked)."""
+        return analyse(self.plan, self.catalog)
 
     @property
     def is_modified(self) -> bool:

@@ -34,12 +34,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rackplanner.core.analysis import analyse
 from rackplanner.core.catalog.parts import NetworkSwitch, Pdu, RackDevice, Server
 from rackplanner.core.catalog.parts import Rack as RackPart
 from rackplanner.core.plan import edits
 from rackplanner.core.plan.edits import Change
-from rackplanner.core.rack.mounting import DeviceShape, placement_problem, rack_layout
-from rackplanner.core.rack.report import rack_report
+from rackplanner.core.rack.mounting import DeviceShape, placement_problem
 from rackplanner.draw.rack import (
     BAD_GHOST,
     OK_GHOST,
@@ -178,7 +178,7 @@ class RackRowCanvas(ZoomView):
             device = rack.device(moved[1]) if rack else None
             if device is None:
                 return None
-            layout = rack_layout(plan, moved[0], catalog)
+            layout = self.document.analysis.rack_layout(moved[0])
             shape = next(s for s in layout.devices if s.device == device.id)
             return DragInfo(None, moved[0], device.id, shape.height_u, shape.is_full_depth, shape.depth_mm)
         part_id = part_from_mime(data)
@@ -285,8 +285,9 @@ class RackRowCanvas(ZoomView):
             plan = edits.move_device(self.document.plan, **move_arguments(info, rack_id, face, u)).plan  # type: ignore[arg-type]
         except edits.EditRefused:
             return
+        analysis = analyse(plan, self.document.catalog)
         for touched in {info.rack, rack_id}:
-            rack_report(plan, touched, self.document.catalog)
+            analysis.rack(touched)
 
     def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
         self._clear_ghost()

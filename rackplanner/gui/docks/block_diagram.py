@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rackplanner.core.machine.topology import LEGEND, Topology, derive_topology, format_topo_matrix
+from rackplanner.core.machine.topology import LEGEND, Topology, format_topo_matrix
 from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Machine
 from rackplanner.core.plan.resolve import board_of
@@ -246,7 +246,7 @@ class BlockDiagramDock(LiveDock):
             if self.matrix_dialog is not None:
                 self.matrix_dialog.close()
             return
-        topo = derive_topology(machine, doc.catalog)
+        topo = doc.analysis.topology(machine)
         self.topology = topo
         room = self._room()
         prepared = self._prepared
@@ -283,7 +283,7 @@ class BlockDiagramDock(LiveDock):
         board = board_of(machine, catalog)
         if board is None:
             return
-        topo = derive_topology(machine, catalog)
+        topo = self.document.analysis.topology(machine)
         room = self._room()
         if self._prepared is not None:
             if self._prepared.matches(topo, room):

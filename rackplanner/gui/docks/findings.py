@@ -25,8 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from rackplanner.core.findings import SEVERITY_ORDER, RackFinding
-from rackplanner.core.machine.fit import Finding, check_machine
-from rackplanner.core.machine.topology import derive_topology
+from rackplanner.core.machine.fit import Finding
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
 SEVERITIES = ("error", "warning", "info")
@@ -175,8 +174,7 @@ class FindingsDock(QDockWidget):
             self.findings = []
             self.machine_group.setText(0, "No machine")
         else:
-            topology = derive_topology(machine, doc.catalog)
-            findings = check_machine(machine, doc.catalog, topology)
+            findings = doc.analysis.machine_findings(machine)
             title = f"Machine: {machine.name}"
             if findings == self.findings and self.machine_group.text(0) == title and self.machine_group.childCount():
                 return  # an edit elsewhere (a rack, another machine): the same rows, no relayout

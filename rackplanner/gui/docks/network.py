@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Rack
-from rackplanner.core.rack.fabric import NETWORK_LABELS, RackNetwork, RowFabric, rack_network, row_fabric
+from rackplanner.core.rack.fabric import NETWORK_LABELS, RackNetwork, RowFabric
 from rackplanner.draw.colors import SEVERITY_COLORS
 from rackplanner.gui.docks.live import LiveDock, fit_table_height, scrolling
 from rackplanner.gui.document import ChangeSet, PlanDocument
@@ -189,9 +189,9 @@ class NetworkDock(LiveDock):
         if rack is None:
             self._show_empty("No rack" if not plan.racks else "No rack selected")
             return
-        catalog = self._document.catalog
-        self.network = rack_network(plan, rack.id, catalog)
-        self.fabric = row_fabric(plan, rack.row, catalog)
+        analysis = self._document.analysis
+        self.network = analysis.rack_network(rack.id)
+        self.fabric = analysis.row_fabric(rack.row)
         self.title.setText(f"{rack.name}: {len(rack.devices)} device(s)")
         self.empty.setVisible(False)
         for box in self._boxes:

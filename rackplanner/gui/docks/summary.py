@@ -19,10 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rackplanner.core.capacity.hardware import from_machine
 from rackplanner.core.capacity.picks import COMMON_FORMATS, ModelPick, top_models
 from rackplanner.core.errors import InputError
-from rackplanner.core.machine.power import MachinePower, machine_power
+from rackplanner.core.machine.power import MachinePower
 from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Machine
 from rackplanner.gui.docks.live import LiveDock, fit_table_height, scrolling
@@ -203,7 +202,7 @@ class SummaryDock(LiveDock):
             self._show_empty()
             return
         self.title.setText(machine.name)
-        self._show_power(machine_power(machine, self._document.catalog))
+        self._show_power(self._document.analysis.machine_power(machine))
         self._show_capacity(machine)
 
     def _show_empty(self) -> None:
@@ -286,7 +285,7 @@ class SummaryDock(LiveDock):
     def _show_capacity(self, machine: Machine) -> None:
         catalog = self._document.catalog
         try:
-            hw = from_machine(machine, catalog)
+            hw = self._document.analysis.hardware(machine)
         except InputError as exc:
             self.picks = []
             self.hardware.setText(str(exc))

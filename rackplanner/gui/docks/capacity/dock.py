@@ -28,7 +28,6 @@ from rackplanner.core.capacity.curves import (
     BatchCurve,
     RackRow,
     TrainingPlan,
-    cached_capacity_table,
     cached_decode_curve,
     hardware_key,
     rack_capacity_table,
@@ -36,7 +35,7 @@ from rackplanner.core.capacity.curves import (
     training_plan,
 )
 from rackplanner.core.capacity.estimate import DEFAULT_RUNTIME, TableRow
-from rackplanner.core.capacity.hardware import Hardware, from_machine
+from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import RUNTIMES
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
@@ -314,11 +313,11 @@ class CapacityDock(LiveDock):
 
     def _machine_table(self, machine: Machine, runtime: str) -> tuple[Hardware, list[TableRow] | None]:
         """A machine's hardware and its capacity table (None where the runtime cannot run on it)."""
-        catalog = self._document.catalog
-        hw = from_machine(machine, catalog)
+        analysis = self._document.analysis
+        hw = analysis.hardware(machine)
         if RUNTIMES[runtime].gpu_only and hw.kind != "gpu":
             return hw, None
-        return hw, cached_capacity_table(catalog, hw, runtime=runtime, context=self.context)
+        return hw, analysis.capacity_table(hw, runtime=runtime, context=self.context)
 
     def _rack_rows(self, runtime: str) -> tuple[str, list[RackRow]]:
         plan = self._document.plan

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor
 
 from rackplanner.core.plan.edits import Change
-from rackplanner.core.rack.power import SCENARIO_LABELS, RackPower, rack_power
+from rackplanner.core.rack.power import SCENARIO_LABELS, RackPower
 from rackplanner.core.rack.power_model import short_connector
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
@@ -65,7 +65,7 @@ def current_rack_power(document: PlanDocument) -> RackPower | None:
     rack = document.plan.rack(document.current_rack)
     if rack is None:
         return None
-    return rack_power(document.plan, rack.id, document.catalog)
+    return document.analysis.rack_power(rack.id)
 
 
 __all__ = ["POWER_CHANGES", "current_rack_power", "load_colour", "scenario_phrase", "short_connector", "touches_rack"]
