@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QTableWidget, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QTableWidget, QWidget
 
 
 class LiveDock(QDockWidget):
@@ -66,3 +68,18 @@ def fit_table_height(table: QTableWidget) -> None:
     if table.horizontalScrollBar().isVisible():
         height += table.horizontalScrollBar().height()
     table.setFixedHeight(height)
+
+
+def wrapped_label() -> QLabel:
+    """A label for figures: wraps, and its text can be selected and copied."""
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def note_label() -> QLabel:
+    """A wrapped label in the muted colour of a note."""
+    label = wrapped_label()
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    return label

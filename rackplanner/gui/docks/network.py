@@ -6,7 +6,7 @@ from collections import Counter
 from typing import ClassVar
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QPalette
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -23,7 +23,7 @@ from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Rack
 from rackplanner.core.rack.fabric import NETWORK_LABELS, RackNetwork, RowFabric
 from rackplanner.draw.colors import SEVERITY_COLORS
-from rackplanner.gui.docks.live import LiveDock, fit_table_height, scrolling
+from rackplanner.gui.docks.live import LiveDock, fit_table_height, note_label, scrolling, wrapped_label
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
 # Networks always listed, even with no demand, so a missing switch shows as a zero.
@@ -74,15 +74,6 @@ def _fill(table: QTableWidget, rows: list[list[str]], numeric_from: int) -> bool
     return True
 
 
-def _label(note: bool = False) -> QLabel:
-    label = QLabel()
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if note:
-        label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-    return label
-
-
 def speed_text(gbps: float) -> str:
     return f"{gbps:g} Gb/s"
 
@@ -110,21 +101,21 @@ class NetworkDock(LiveDock):
         self.title.setWordWrap(True)
 
         self.switches = _table(self.SWITCH_COLUMNS)
-        self.switch_note = _label(note=True)
+        self.switch_note = note_label()
         switch_box = QGroupBox("Switch ports")
         switch_layout = QVBoxLayout(switch_box)
         switch_layout.addWidget(self.switches)
         switch_layout.addWidget(self.switch_note)
 
         self.needs_table = _table(self.NEED_COLUMNS)
-        self.findings = _label()
+        self.findings = wrapped_label()
         needs_box = QGroupBox("Ports needed by network")
         needs_layout = QVBoxLayout(needs_box)
         needs_layout.addWidget(self.needs_table)
         needs_layout.addWidget(self.findings)
 
         self.cables = _table(self.CABLE_COLUMNS, stretch=1)
-        self.cable_totals = _label()
+        self.cable_totals = wrapped_label()
         cable_box = QGroupBox("Cables")
         cable_layout = QVBoxLayout(cable_box)
         cable_layout.addWidget(self.cables)
@@ -133,12 +124,12 @@ class NetworkDock(LiveDock):
         self.fabric_box = QGroupBox("Compute fabric of the row")
         fabric_form = QFormLayout(self.fabric_box)
         fabric_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.endpoints = _label()
-        self.leaf_switch = _label()
-        self.leaves = _label()
-        self.spines = _label()
-        self.fabric_cables = _label()
-        self.fabric_notes = _label(note=True)
+        self.endpoints = wrapped_label()
+        self.leaf_switch = wrapped_label()
+        self.leaves = wrapped_label()
+        self.spines = wrapped_label()
+        self.fabric_cables = wrapped_label()
+        self.fabric_notes = note_label()
         fabric_form.addRow("Endpoints", self.endpoints)
         fabric_form.addRow("Switch", self.leaf_switch)
         fabric_form.addRow("Leaves", self.leaves)
@@ -146,7 +137,7 @@ class NetworkDock(LiveDock):
         fabric_form.addRow("Cables", self.fabric_cables)
         fabric_form.addRow(self.fabric_notes)
 
-        self.empty = _label(note=True)
+        self.empty = note_label()
         self._boxes: list[QWidget] = [switch_box, needs_box, cable_box, self.fabric_box]
 
         body = QWidget()

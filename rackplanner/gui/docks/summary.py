@@ -24,7 +24,7 @@ from rackplanner.core.errors import InputError
 from rackplanner.core.machine.power import MachinePower
 from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Machine
-from rackplanner.gui.docks.live import LiveDock, fit_table_height, scrolling
+from rackplanner.gui.docks.live import LiveDock, fit_table_height, note_label, scrolling, wrapped_label
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
 CONTEXT_TOKENS = 4096
@@ -91,19 +91,6 @@ class LoadBar(QWidget):
         painter.end()
 
 
-def _value_label() -> QLabel:
-    label = QLabel()
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
-def _note_label() -> QLabel:
-    label = _value_label()
-    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-    return label
-
-
 class SummaryDock(LiveDock):
     """Power and LLM capacity of the machine shown in the centre, from the power and capacity cores."""
 
@@ -120,14 +107,14 @@ class SummaryDock(LiveDock):
         self.title.setFont(font)
         self.title.setWordWrap(True)
 
-        self.dc_load = _value_label()
-        self.transient = _value_label()
+        self.dc_load = wrapped_label()
+        self.transient = wrapped_label()
         self.transient_bar = LoadBar()
-        self.wall = _value_label()
-        self.psu = _value_label()
-        self.recommended = _value_label()
+        self.wall = wrapped_label()
+        self.psu = wrapped_label()
+        self.recommended = wrapped_label()
         self.recommended_caption = QLabel("Recommended PSU")
-        self.assumptions = _note_label()
+        self.assumptions = note_label()
 
         power_box = QGroupBox("Power")
         form = QFormLayout(power_box)
@@ -141,7 +128,7 @@ class SummaryDock(LiveDock):
         form.addRow(self.recommended_caption, self.recommended)
         form.addRow(self.assumptions)
 
-        self.hardware = _value_label()
+        self.hardware = wrapped_label()
         self.models = QTableWidget(0, 4)
         self.models.setHorizontalHeaderLabels(["Model", "Format", "GB", "Decode t/s"])
         self.models.verticalHeader().setVisible(False)
@@ -156,7 +143,7 @@ class SummaryDock(LiveDock):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, 3):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.capacity_note = _note_label()
+        self.capacity_note = note_label()
 
         capacity_box = QGroupBox("Largest models that fit")
         capacity_layout = QVBoxLayout(capacity_box)

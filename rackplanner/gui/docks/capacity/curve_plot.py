@@ -21,7 +21,7 @@ from rackplanner.core.capacity.curves import (
 )
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.gui.docks.capacity.table_model import format_label
-from rackplanner.gui.docks.capacity.widgets import note_label
+from rackplanner.gui.docks.live import note_label
 from rackplanner.gui.docks.plot_scale import grid_item, nice_top, set_value_axis
 
 pg.setConfigOptions(background="w", foreground="k", antialias=True)

@@ -44,8 +44,7 @@ from rackplanner.core.plan.model import Machine
 from rackplanner.gui.docks.capacity.curve_plot import DecodeCurvePlot
 from rackplanner.gui.docks.capacity.table_model import KEY_ROLE, MACHINES_COLUMN, CapacityModel
 from rackplanner.gui.docks.capacity.training_panel import TrainingPanel
-from rackplanner.gui.docks.capacity.widgets import FillLayout, note_label
-from rackplanner.gui.docks.live import LiveDock, scrolling
+from rackplanner.gui.docks.live import LiveDock, note_label, scrolling
 from rackplanner.gui.docks.summary import CONTEXT_TOKENS
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
@@ -428,3 +427,12 @@ class CapacityDock(LiveDock):
         self._training = plan
         self._training_stale = False
         self.training_box.show_plan(plan, selected[0] if selected else None, has_hardware=bool(self.hardware))
+
+
+class FillLayout(QVBoxLayout):
+    """A column that does not report height-for-width: a scroll area would otherwise give it
+    its preferred height (table and plot at full size) and scroll, instead of fitting it to
+    the dock and scrolling only below the minimum."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False

@@ -25,8 +25,7 @@ from rackplanner.core.capacity.curves import (
 )
 from rackplanner.core.capacity.training import LORA_RANK, Method
 from rackplanner.core.catalog.parts import LlmModel
-from rackplanner.gui.docks.capacity.widgets import wrapped_label
-from rackplanner.gui.docks.live import fit_table_height
+from rackplanner.gui.docks.live import fit_table_height, wrapped_label
 
 METHOD_LABELS: dict[Method, str] = {
     "ddp": "Full AdamW, replicated (DDP)",

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 
 from rackplanner.core.catalog.parts import Pdu
 from rackplanner.core.rack.power import SCENARIO_LABELS, SCENARIOS, PduLoad, RackPower, ScenarioResult
-from rackplanner.gui.docks.live import LiveDock, scrolling
-from rackplanner.gui.docks.power.cells import Cell, cell_table, fill_table, note_label, tinted
+from rackplanner.gui.docks.live import LiveDock, note_label, scrolling
+from rackplanner.gui.docks.power.cells import Cell, cell_table, fill_table, tinted
 from rackplanner.gui.docks.power.common import (
     DEAD_TEXT,
     OVER_COLOUR,
