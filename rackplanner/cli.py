@@ -1,8 +1,11 @@
 """The ``rackplanner`` command: opens the app; subcommands work headless.
 
-Every subcommand takes ``--json``; bad input ends with one line on stderr and exit code 2.
-Only the standard library is imported until the arguments are parsed, so ``--help`` and a
-mistyped option answer at once; the work lives in ``rackplanner.commands``.
+Every subcommand takes ``--json``. Whatever goes wrong ends with one line on stderr,
+``rackplanner: FILE: field: what is wrong; what to do``, and an exit status: 2 for bad input
+(a file, a field, an option), 1 when the environment fails (a file cannot be written, memory
+runs out), 3 for a fault of rackplanner's own. ``--debug`` adds the traceback. Only the standard
+library is imported until the arguments are parsed, so ``--help`` and a mistyped option answer
+at once; the work lives in ``rackplanner.commands``.
 """
 
 from __future__ import annotations
@@ -12,15 +15,46 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, NoReturn
 
 from rackplanner.core.kinds import PART_KIND_NAMES
 
+if TYPE_CHECKING:
+    from rackplanner.core.catalog.loading import Catalog
+
 EXIT_BAD_INPUT = 2
+EXIT_ENVIRONMENT = 1
+EXIT_INTERNAL = 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line, like every other error, pointing at the help."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {one_line(message)}; see {self.prog} --help", file=sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def finite(text: str) -> float:
+    """An option's number: finite (``nan`` and ``inf`` are words, not figures)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def one_line(text: str) -> str:
+    """A message as one line: control characters (a newline in a file name) shown escaped."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 COMMANDS = ("open", "check", "catalog", "topo", "power", "import-netbox", "estimate", "capacity", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument(
         "--catalog",
         action="append",
@@ -29,12 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="a folder of your own catalog YAML files (entries override by id; repeatable)",
     )
-    parser = argparse.ArgumentParser(
+    common.add_argument("--debug", action="store_true", help="on an error, print the traceback too")
+    parser = _Parser(
         prog="rackplanner",
         description="Plan ML hardware: fit, PCIe topology, power, capacity, bill of materials. "
         "With no command, opens the app.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     app = sub.add_parser("open", parents=[common], help="open the app (the default command)")
     app.add_argument("plan", nargs="?", type=Path, help="plan file (default: the last one)")
@@ -74,8 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     netbox.add_argument("files", nargs="+", type=Path, metavar="FILE")
     netbox.add_argument("--to", type=Path, metavar="DIR", help="catalog folder to add them to (default: yours)")
     netbox.add_argument("--as", dest="as_kind", choices=("rack-device", "switch", "pdu"), help="import as this kind")
-    netbox.add_argument("--voltage", type=float, metavar="V", help="a PDU's input voltage, when its plug does not say")
-    netbox.add_argument("--current", type=float, metavar="A", help="a PDU's input current, when its plug does not say")
+    netbox.add_argument("--voltage", type=finite, metavar="V", help="a PDU's input voltage, when its plug does not say")
+    netbox.add_argument("--current", type=finite, metavar="A", help="a PDU's input current, when its plug does not say")
     netbox.add_argument(
         "--wiring", choices=("single", "wye", "delta"), help="a PDU's wiring, when its plug does not say"
     )
@@ -133,34 +168,68 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or args_list[0] not in (*COMMANDS, "-h", "--help"):
         args_list = ["open", *args_list]
     args = build_parser().parse_args(args_list)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print("rackplanner: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     from rackplanner import commands
     from rackplanner.core.catalog.loading import load_catalog
-    from rackplanner.core.errors import InputError
+    from rackplanner.core.errors import InputError, OutputError
 
+    debug = getattr(args, "debug", False)
     try:
         catalog = load_catalog(args.catalog)
         # Entries of users' folders that could not be used were skipped; say which, go on.
         for problem in catalog.problems:
-            print(f"rackplanner: warning: {problem}", file=sys.stderr)
-        if args.command == "check":
-            return commands.check(args.plan, catalog, as_json=args.json)
-        if args.command == "topo":
-            return commands.topo(args.plan, catalog, args.machine, as_json=args.json)
-        if args.command == "power":
-            return commands.power(args.plan, catalog, args.rack, as_json=args.json)
-        if args.command == "import-netbox":
-            return commands.import_netbox(args)
-        if args.command == "estimate":
-            return commands.estimate(args, catalog)
-        if args.command == "export":
-            return commands.export(args, catalog)
-        if args.command == "capacity":
-            return commands.capacity(args, catalog)
-        if args.command == "catalog":
-            return commands.list_catalog(catalog, args.kind, args.search, as_json=args.json)
-        return commands.open_app(args.plan, catalog)
+            print(f"rackplanner: warning: {one_line(problem)}", file=sys.stderr)
+        return _dispatch(args, catalog, commands)
     except InputError as exc:
-        if getattr(args, "json", False):
-            print(json.dumps({"error": str(exc)}))
-        print(f"rackplanner: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _fail(args, str(exc), EXIT_BAD_INPUT, debug)
+    except OutputError as exc:
+        return _fail(args, str(exc), EXIT_ENVIRONMENT, debug)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _fail(args, f"{where}{exc.strerror or exc}", EXIT_ENVIRONMENT, debug)
+    except MemoryError:
+        return _fail(args, "out of memory; is the input far larger than a plan or catalog can be?", 1, debug)
+    except RecursionError:
+        return _fail(args, "the input is nested too deeply to work with", EXIT_BAD_INPUT, debug)
+    except Exception as exc:
+        message = f"internal error ({type(exc).__name__}: {exc}); please report it with the input that caused it"
+        return _fail(args, message, EXIT_INTERNAL, debug)
+
+
+def _fail(args: argparse.Namespace, message: str, status: int, debug: bool) -> int:
+    if debug:
+        import traceback
+
+        traceback.print_exc()
+    text = one_line(message)
+    if getattr(args, "json", False):
+        print(json.dumps({"error": text, "exit_status": status}))
+    print(f"rackplanner: {text}", file=sys.stderr)
+    return status
+
+
+def _dispatch(args: argparse.Namespace, catalog: Catalog, commands: ModuleType) -> int:
+    if args.command == "check":
+        return int(commands.check(args.plan, catalog, as_json=args.json))
+    if args.command == "topo":
+        return int(commands.topo(args.plan, catalog, args.machine, as_json=args.json))
+    if args.command == "power":
+        return int(commands.power(args.plan, catalog, args.rack, as_json=args.json))
+    if args.command == "import-netbox":
+        return int(commands.import_netbox(args))
+    if args.command == "estimate":
+        return int(commands.estimate(args, catalog))
+    if args.command == "export":
+        return int(commands.export(args, catalog))
+    if args.command == "capacity":
+        return int(commands.capacity(args, catalog))
+    if args.command == "catalog":
+        return int(commands.list_catalog(catalog, args.kind, args.search, as_json=args.json))
+    return int(commands.open_app(args.plan, catalog))

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 
 from rackplanner.core.analysis import analyse
@@ -13,6 +11,7 @@ from rackplanner.core.catalog.loading import Catalog, user_catalog_dir
 from rackplanner.core.catalog.netbox import add_to_catalog, import_device_type
 from rackplanner.core.catalog.parts import PART_KINDS
 from rackplanner.core.errors import InputError
+from rackplanner.core.files import strict_json
 from rackplanner.core.machine.topology import format_topology
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.summary import format_summary, summarize
@@ -29,7 +28,7 @@ def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
         data = {"file": str(path), "valid": True, **summary.model_dump()}
         data["findings"] = [f.model_dump() for f in findings]
         data["rack_findings"] = [f.model_dump() for f in rack_findings]
-        print(json.dumps(data, indent=2))
+        print(strict_json(data))
     else:
         print(f"{path}: valid")
         print(format_summary(summary))
@@ -53,7 +52,7 @@ def topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: boo
     analysis = analyse(plan, catalog)
     topologies = [analysis.topology(m) for m in machines]
     if as_json:
-        print(json.dumps([t.model_dump(mode="json") for t in topologies], indent=2))
+        print(strict_json([t.model_dump(mode="json") for t in topologies]))
     else:
         print("\n".join(format_topology(t) for t in topologies), end="")
     return 0
@@ -74,7 +73,7 @@ def power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool)
             "racks": [r.model_dump(mode="json") for r in reports],
             "fabrics": [f.model_dump(mode="json") for f in fabrics],
         }
-        print(json.dumps(data, indent=2))
+        print(strict_json(data))
     else:
         print(format_power(catalog, reports, fabrics), end="")
     return 0
@@ -89,7 +88,7 @@ def import_netbox(args: argparse.Namespace) -> int:
     written = [] if args.dry_run else add_to_catalog(results, folder)
     if args.json:
         data = {"imported": [r.model_dump() for r in results], "written": [str(p) for p in written]}
-        print(json.dumps(data, indent=2))
+        print(strict_json(data))
         return 0
     for result in results:
         print(f"{result.path}: {result.kind} {result.part['id']} ({result.part['vendor']} {result.part['model']})")
@@ -128,11 +127,12 @@ def list_catalog(catalog: Catalog, kind: str | None, search: str | None, *, as_j
     parts.sort(key=lambda p: (p.kind, p.vendor.lower(), p.model.lower()))
     if as_json:
         rows = [{"kind": p.kind, **p.model_dump(mode="json")} for p in parts]
-        print(json.dumps(rows, indent=2))
+        print(strict_json(rows))
         return 0
     if not parts:
-        print("no parts match", file=sys.stderr)
-        return 1
+        wanted = f" {kind} part" if kind else " part"
+        print(f"no{wanted} matches {search!r}" if search else f"no{wanted} in the catalog")
+        return 0
     current = None
     for part in parts:
         if part.kind != current:
@@ -149,9 +149,6 @@ def export(args: argparse.Namespace, catalog: Catalog) -> int:
     if args.pdf is None and args.csv is None:
         raise InputError("export: give --pdf OUT.pdf and/or --csv OUT.csv")
     plan = load_plan(args.plan, catalog)
-    for out in (args.pdf, args.csv):
-        if out is not None and not out.resolve().parent.is_dir():
-            raise InputError(f"{out}: folder {out.resolve().parent} does not exist")
     result = export_report(plan, catalog, pdf=args.pdf, csv=args.csv, page_size=args.page_size)
     if args.json:
         data = {
@@ -159,7 +156,7 @@ def export(args: argparse.Namespace, catalog: Catalog) -> int:
             "pages": result.pdf.pages if result.pdf else None,
             "csv": str(result.csv) if result.csv else None,
         }
-        print(json.dumps(data, indent=2))
+        print(strict_json(data))
         return 0
     if result.pdf is not None:
         print(f"wrote {result.pdf.path} ({result.pdf.pages} pages, {args.page_size.upper()})")

@@ -76,5 +76,6 @@ def test_bad_configs_are_input_errors(tmp_path: Path, content: str, message: str
 
 
 def test_missing_file() -> None:
-    with pytest.raises(InputError, match="no such file"):
+    missing = r"nowhere/config.json: cannot read the model config \(No such file or directory\)"
+    with pytest.raises(InputError, match=missing):
         load_hf_config(HF / "nowhere" / "config.json")

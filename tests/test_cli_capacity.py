@@ -83,8 +83,14 @@ def test_estimate_on_cpu_sockets() -> None:
     [
         (["--gpu", "rtx-4090", "--model", "no-such-model"], "unknown model 'no-such-model'"),
         (["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--format", "q9_z"], "unknown weight format 'q9_z'"),
-        (["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--batch", "0"], "batch must be a positive whole number"),
-        (["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--context", "-1"], "context must be a positive"),
+        (
+            ["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--batch", "0"],
+            "batch must be a whole number from 1 to 1,000,000",
+        ),
+        (
+            ["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--context", "-1"],
+            "context must be a whole number from 1 to 100,000,000",
+        ),
         (["--model", "llama-3.1-8b"], "exactly one of --gpu ID, --cpu ID or --plan PLAN"),
         (["--gpu", "rtx-4090"], "exactly one of --model ID or --config"),
         (["--gpu", "nope-gpu", "--model", "llama-3.1-8b"], "unknown GPU 'nope-gpu'"),

@@ -53,4 +53,4 @@ def test_import_netbox_into_a_catalog_folder(tmp_path: Path) -> None:
     assert "example-ex-4816" in listed.stdout
     bad = run("import-netbox", str(tmp_path / "missing.yaml"), "--to", str(folder))
     assert bad.returncode == 2
-    assert "missing.yaml: cannot read the file" in bad.stderr
+    assert "missing.yaml: cannot read the NetBox device type (No such file or directory)" in bad.stderr

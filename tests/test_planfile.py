@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.errors import OutputError
 from rackplanner.core.plan import files as planfile
 from rackplanner.core.plan import migrations
 from rackplanner.core.plan.files import PlanFileError, load_plan, plan_to_json, save_plan
@@ -188,7 +189,7 @@ def test_top_level_not_an_object(tmp_path: Path) -> None:
 
 
 def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(PlanFileError, match="cannot read the file"):
+    with pytest.raises(PlanFileError, match="cannot read the plan"):
         load_plan(tmp_path / "nope.json")
 
 
@@ -249,7 +250,7 @@ def test_failed_save_leaves_previous_file_intact(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", failing_fsync)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(OutputError, match="cannot write: No space left"):
         save_plan(plan.model_copy(update={"name": "Half written"}), target)
     assert calls["n"] == 1
     assert target.read_bytes() == before
@@ -272,7 +273,7 @@ def test_failed_rename_leaves_previous_file_intact(
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", replace_fails_for_target)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match="cannot write: Input/output error"):
         save_plan(plan.model_copy(update={"name": "Never lands"}), target)
     assert target.read_bytes() == before
     assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]

@@ -36,7 +36,8 @@ def describe_validation_error(exc: ValidationError, *, limit: int = 3) -> str:
         # Pydantic adds the tag of the failing type branch to loc; it means nothing to a user.
         loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and p.startswith("function-")))
         message = error["msg"].removeprefix("Value error, ")
-        problem = f"{field_path(loc)}: {message}"
+        # A check of the whole entry (no field) says which fields it is about itself.
+        problem = f"{field_path(loc)}: {message}" if loc else message
         if error["type"] not in ("missing", "value_error") and "input" in error:
             shown = repr(error["input"])
             if len(shown) > 60:
@@ -51,3 +52,19 @@ def describe_validation_error(exc: ValidationError, *, limit: int = 3) -> str:
 
 class PlanFileError(InputError):
     """A plan file that cannot be opened; the message names the file, field and problem."""
+
+
+class OutputError(Exception):
+    """A file could not be written (a folder, a full disk, no permission): the environment, not the input."""
+
+
+def unknown(what: str, value: str, known: list[str], where: str) -> InputError:
+    """``unknown GPU 'rtx4090'; did you mean rtx-4090? ...``: one short line, however long the list of known ones."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(value.strip().lower(), known, n=3, cutoff=0.6)
+    shown = repr(value) if len(value) <= 60 else repr(value[:57] + "...")
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    if len(known) <= 12:
+        return InputError(f"unknown {what} {shown}; {hint}known: {', '.join(known)}")
+    return InputError(f"unknown {what} {shown}; {hint}{where} lists them")

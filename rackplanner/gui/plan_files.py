@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from rackplanner.core.errors import InputError
+from rackplanner.core.errors import InputError, OutputError
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
 from rackplanner.gui import recovery
@@ -102,7 +102,7 @@ class PlanFiles(QObject):
     def _save_to(self, path: Path) -> bool:
         try:
             self.document.save(path)
-        except (InputError, OSError) as exc:
+        except (InputError, OutputError, OSError) as exc:
             QMessageBox.critical(self.window, "Cannot save plan", f"{path}: {exc}")
             return False
         self._remember(path)

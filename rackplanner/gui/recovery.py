@@ -15,7 +15,7 @@ from PySide6.QtCore import QStandardPaths
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
-from rackplanner.core.files import write_atomic
+from rackplanner.core.files import read_json, write_atomic
 from rackplanner.core.plan.files import load_plan, plan_to_json
 from rackplanner.core.plan.model import Plan
 
@@ -49,7 +49,7 @@ def pending(catalog: Catalog) -> tuple[Plan, Path | None] | None:
         return None
     try:
         plan = load_plan(path, catalog)
-        meta = json.loads((folder / META_NAME).read_text(encoding="utf-8"))
+        meta = read_json(folder / META_NAME, what="recovery note", max_bytes=64 * 1024)
     except (InputError, OSError, ValueError):
         return None
     original = meta.get("original") if isinstance(meta, dict) else None

@@ -42,10 +42,13 @@ def export_report(
     today: date | None = None,
     progress: Progress | None = None,
 ) -> ExportResult:
-    """Write the PDF report and/or the CSV of the BOM lines."""
-    csv_path = write_bom_csv(build_bom(plan, catalog), csv) if csv is not None else None
+    """Write the PDF report and/or the CSV of the BOM lines.
+
+    The PDF first: cancelled or failed, it leaves both files as they were.
+    """
     result = None
     if pdf is not None:
         ensure_application()
         result = write_pdf(plan, catalog, pdf, page_size=page_size, today=today, progress=progress)
+    csv_path = write_bom_csv(build_bom(plan, catalog), csv) if csv is not None else None
     return ExportResult(pdf=result, csv=csv_path)

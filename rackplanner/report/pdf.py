@@ -17,6 +17,7 @@ from PySide6.QtCore import QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QPageSize, QPainter, QPdfWriter, QPen
 
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.files import write_atomic_with
 from rackplanner.core.plan.model import Plan
 from rackplanner.report import sections
 from rackplanner.report.drawings import Drawings
@@ -50,7 +51,30 @@ def write_pdf(
     today: date | None = None,
     progress: Progress | None = None,
 ) -> PdfResult:
-    """Lay out and write the report of ``plan`` to ``path``; raises ExportCancelled if ``progress`` says so."""
+    """Lay out and write the report of ``plan`` to ``path``; raises ExportCancelled if ``progress`` says so.
+
+    The PDF is written beside ``path`` and renamed over it when complete: a cancelled or failed
+    export leaves whatever was there before.
+    """
+    done: list[PdfResult] = []
+
+    def write(temp: Path) -> None:
+        result = _write_pdf_to(temp, plan, catalog, page_size=page_size, today=today, progress=progress)
+        done.append(PdfResult(path=path, pages=result.pages, sections=result.sections))
+
+    write_atomic_with(path, write)
+    return done[0]
+
+
+def _write_pdf_to(
+    path: Path,
+    plan: Plan,
+    catalog: Catalog,
+    *,
+    page_size: PageSizeName,
+    today: date | None,
+    progress: Progress | None,
+) -> PdfResult:
     when = today or date.today()
     writer = QPdfWriter(str(path))
     writer.setResolution(DPI)
@@ -67,7 +91,7 @@ def write_pdf(
         pages = composer.pages
         painter = QPainter()
         if not painter.begin(writer):
-            raise OSError(f"{path}: cannot write the PDF there")
+            raise OSError(f"cannot write the PDF at {path}")
         cancelled = False
         try:
             for index, page in enumerate(pages):
@@ -82,7 +106,6 @@ def write_pdf(
         finally:
             painter.end()
         if cancelled:
-            path.unlink(missing_ok=True)
             raise ExportCancelled(str(path))
         if progress is not None:
             progress(len(pages), len(pages), "done")

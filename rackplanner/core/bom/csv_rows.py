@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 from rackplanner.core.bom.model import Bom
+from rackplanner.core.files import write_atomic
 
 # --- CSV ---------------------------------------------------------------------------------
 
@@ -65,6 +66,6 @@ def bom_csv(bom: Bom) -> str:
 
 
 def write_bom_csv(bom: Bom, path: Path) -> Path:
-    """Write ``bom_csv`` to ``path`` (UTF-8); returns the path."""
-    path.write_text(bom_csv(bom), encoding="utf-8", newline="")
+    """Write ``bom_csv`` to ``path`` (UTF-8) in one piece; returns the path."""
+    write_atomic(path, bom_csv(bom).encode("utf-8"))
     return path

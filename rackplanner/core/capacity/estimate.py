@@ -6,7 +6,8 @@ from pydantic import BaseModel
 
 from rackplanner.core.capacity.formats import FORMATS, WeightFormat, bits_per_weight, get_format, kv_element_bytes
 from rackplanner.core.capacity.hardware import Hardware
-from rackplanner.core.capacity.memory import MemoryFit, check_positive, memory_fit
+from rackplanner.core.capacity.limits import check_positive
+from rackplanner.core.capacity.memory import MemoryFit, memory_fit
 from rackplanner.core.capacity.runtime import Runtime, get_runtime
 from rackplanner.core.capacity.speed import (
     SpeedInputs,
@@ -18,7 +19,7 @@ from rackplanner.core.capacity.speed import (
 from rackplanner.core.capacity.training import TrainingLimits, training_limits
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
-from rackplanner.core.errors import InputError
+from rackplanner.core.errors import InputError, unknown
 
 
 class Estimate(BaseModel):
@@ -64,8 +65,8 @@ def get_model(catalog: Catalog, model_id: str) -> LlmModel:
     """The catalog LLM with this id, or InputError listing the known ids."""
     model = catalog.get_as(model_id, LlmModel)
     if model is None:
-        known = ", ".join(sorted(m.id for m in catalog.of_kind(LlmModel)))
-        raise InputError(f"unknown model {model_id!r} (catalog models: {known})")
+        known = sorted(m.id for m in catalog.of_kind(LlmModel))
+        raise unknown("model", model_id, known, "`rackplanner catalog llm`")
     return model
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from rackplanner.core.capacity.shape import tensor_groups, total_params
 from rackplanner.core.catalog.parts import LlmModel
-from rackplanner.core.errors import InputError
+from rackplanner.core.errors import InputError, unknown
 
 # ggml block layouts: ggml/src/ggml-common.h (block_q8_0, block_q4_0, block_q2_K ... block_q6_K).
 GGML_COMMON_H = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-common.h"
@@ -233,7 +233,7 @@ def get_format(format_id: str) -> WeightFormat:
     """The format with this id (case-insensitive), or InputError listing the known ids."""
     fmt = FORMATS.get(format_id.lower())
     if fmt is None:
-        raise InputError(f"unknown weight format {format_id!r} (known: {', '.join(FORMATS)})")
+        raise unknown("weight format", format_id, list(FORMATS), "`rackplanner estimate --help`")
     return fmt
 
 

@@ -11,9 +11,10 @@ from typing import Literal
 from pydantic import BaseModel
 
 from rackplanner.core.capacity import constants as k
+from rackplanner.core.capacity.limits import check_positive
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Cpu, Gpu, Memory
-from rackplanner.core.errors import InputError
+from rackplanner.core.errors import InputError, unknown
 from rackplanner.core.machine.topology import derive_topology, pcie_gbs
 from rackplanner.core.plan.model import Machine
 
@@ -46,11 +47,6 @@ class Hardware(BaseModel):
         return self.mem_gb_per_device * self.devices
 
 
-def _check_count(count: int, what: str) -> None:
-    if count < 1:
-        raise InputError(f"{what} must be at least 1 (got {count})")
-
-
 def gpu_class(gpu: Gpu) -> DeviceClass:
     """The calibration class of a GPU: GeForce-like consumer cards, workstation or datacenter."""
     if gpu.product_line in ("geforce", "radeon", "arc"):
@@ -68,11 +64,11 @@ def _gpu_figures(gpu: Gpu) -> tuple[float, float | None]:
 
 def from_gpu(catalog: Catalog, gpu_id: str, count: int = 1) -> Hardware:
     """``count`` GPUs of one catalog model; the link between them is assumed and said so."""
-    _check_count(count, "--count")
+    check_positive("--count", count)
     gpu = catalog.get_as(gpu_id, Gpu)
     if gpu is None:
-        known = ", ".join(sorted(g.id for g in catalog.of_kind(Gpu)))
-        raise InputError(f"unknown GPU {gpu_id!r} (catalog GPUs: {known})")
+        known = sorted(g.id for g in catalog.of_kind(Gpu))
+        raise unknown("GPU", gpu_id, known, "`rackplanner catalog gpu`")
     bw, tflops = _gpu_figures(gpu)
     assumptions: list[str] = []
     link_gbs: float | None = None
@@ -134,11 +130,11 @@ def from_cpu(
     mem_speed_mts: int | None = None,
 ) -> Hardware:
     """A CPU server (or Apple SoC): bandwidth = channels × MT/s × 8 bytes × sockets."""
-    _check_count(sockets, "--sockets")
+    check_positive("--sockets", sockets)
     cpu = catalog.get_as(cpu_id, Cpu)
     if cpu is None:
-        known = ", ".join(sorted(c.id for c in catalog.of_kind(Cpu)))
-        raise InputError(f"unknown CPU {cpu_id!r} (catalog CPUs: {known})")
+        known = sorted(c.id for c in catalog.of_kind(Cpu))
+        raise unknown("CPU", cpu_id, known, "`rackplanner catalog cpu`")
     if sockets > cpu.max_sockets:
         raise InputError(f"{cpu.model} runs in at most {cpu.max_sockets} socket(s), not {sockets}")
     assumptions: list[str] = []

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.formats import WeightFormat, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.capacity.limits import check_positive
 from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import kv_bytes_per_token
 from rackplanner.core.catalog.parts import LlmModel
-from rackplanner.core.errors import InputError
 
 # Tokens llama.cpp and vLLM push through the network at once during prefill; sizes the
 # compute buffer.
@@ -42,12 +42,6 @@ class MemoryFit:
     # Share of the weights kept in system RAM (llama.cpp CPU offload); 0 when all in VRAM.
     offload_fraction: float = 0.0
     notes: list[str] = field(default_factory=list)
-
-
-def check_positive(name: str, value: int) -> None:
-    """InputError unless ``value`` is a positive whole number."""
-    if value < 1:
-        raise InputError(f"{name} must be a positive whole number (got {value})")
 
 
 def _activations_bytes(model: LlmModel, batch: int) -> float:

@@ -17,7 +17,7 @@ from typing import Literal
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.catalog.parts import LlmModel
-from rackplanner.core.errors import InputError
+from rackplanner.core.errors import unknown
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def get_runtime(runtime_id: str) -> Runtime:
     """The runtime with this id, or InputError listing the known ids."""
     runtime = RUNTIMES.get(runtime_id.lower())
     if runtime is None:
-        raise InputError(f"unknown runtime {runtime_id!r} (known: {', '.join(RUNTIMES)})")
+        raise unknown("runtime", runtime_id, list(RUNTIMES), "--help")
     return runtime
 
 

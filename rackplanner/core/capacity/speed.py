@@ -98,8 +98,8 @@ class SpeedInputs:
     def weights_read(self, batch: int) -> float:
         """Weight bytes one step reads: a batch of a MoE model touches more experts."""
         m = self.model
-        if not (m.moe_experts and m.moe_active_experts) or batch == 1:
-            return self.active_bytes
+        if not (m.moe_experts and m.moe_active_experts) or batch == 1 or m.moe_active_experts >= m.moe_experts:
+            return self.active_bytes  # dense, one sequence, or every expert active anyway
         share = m.moe_active_experts / m.moe_experts
         touched = 1 - (1 - share) ** batch
         expert_bytes = self.held_bytes - self.active_bytes

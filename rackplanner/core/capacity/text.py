@@ -9,6 +9,7 @@ from rackplanner.core.capacity.estimate import Estimate, TableRow
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
+from rackplanner.core.files import strict_json
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Machine
 
@@ -184,8 +185,6 @@ def estimate_command(
     json: bool = False,
 ) -> str:
     """What ``rackplanner estimate`` prints: the text report, or JSON with the stable fields first."""
-    import json as json_module
-
     from rackplanner.core.capacity.estimate import estimate, get_model
     from rackplanner.core.catalog.hf_config import load_hf_config
 
@@ -197,7 +196,7 @@ def estimate_command(
         raise InputError("name the model with exactly one of --model ID or --config config.json")
     hw = resolve_hardware(catalog, gpu=gpu, count=count, cpu=cpu, sockets=sockets, plan=plan, machine=machine)
     est = estimate(llm, format, hw, runtime=runtime, batch=batch, context=context, kv_cache=kv_cache, prompt=prompt)
-    return json_module.dumps(estimate_json(est), indent=2) if json else format_estimate(est)
+    return strict_json(estimate_json(est)) if json else format_estimate(est)
 
 
 def capacity_command(
@@ -210,13 +209,11 @@ def capacity_command(
     as_json: bool = False,
 ) -> str:
     """What ``rackplanner capacity`` prints: every catalog model × format that fits the machine."""
-    import json as json_module
-
     from rackplanner.core.capacity.estimate import capacity_table
 
     hw = from_machine(plan_machine(plan, catalog, machine), catalog)
     rows = capacity_table(catalog, hw, runtime=runtime, context=context)
     if as_json:
         data = {"hardware": hw.label, "assumptions": hw.assumptions, "rows": [r.model_dump() for r in rows]}
-        return json_module.dumps(data, indent=2)
+        return strict_json(data)
     return format_capacity_table(hw, rows, context)

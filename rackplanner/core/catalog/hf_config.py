@@ -7,7 +7,6 @@ layers). The parameter count is recomputed from the architecture (``core/catalog
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +15,38 @@ from pydantic import ValidationError
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.files import read_json
+from rackplanner.core.files import shown as shown_path
 from rackplanner.core.ids import slug
 
 _REQUIRED = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
 
 
+# The config.json key each model field comes from, so a message names what the user's file says.
+_CONFIG_KEYS = {
+    "layers": "num_hidden_layers",
+    "hidden_size": "hidden_size",
+    "intermediate_size": "intermediate_size",
+    "attention_heads": "num_attention_heads",
+    "kv_heads": "num_key_value_heads",
+    "head_dim": "head_dim",
+    "vocab_size": "vocab_size",
+    "max_context": "max_position_embeddings",
+    "moe_experts": "num_local_experts",
+    "moe_active_experts": "num_experts_per_tok",
+    "moe_intermediate_size": "moe_intermediate_size",
+    "moe_shared_experts": "n_shared_experts",
+    "moe_dense_layers": "first_k_dense_replace",
+    "params_b": "the parameter count",
+    "active_params_b": "the active parameter count",
+}
+
+
 def _int(config: dict[str, Any], key: str, path: Path) -> int:
     value = config[key]
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise InputError(f"{path}: {key} must be a positive whole number (found {value!r})")
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise InputError(f"{shown_path(path)}: {key} must be a positive whole number (found {shown})")
     return value
 
 
@@ -40,16 +62,13 @@ def _count_or_none(config: dict[str, Any], path: Path, key: str) -> int | None:
     return None if config.get(key) in (None, 0) else _int(config, key, path)
 
 
+# A config.json is a few kB; multimodal ones with their processor settings stay under a megabyte.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+
 def load_hf_config(path: Path, model_id: str | None = None) -> LlmModel:
     """An ``LlmModel`` from ``config.json``; InputError names a missing or bad key."""
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the file ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    config = read_json(path, what="model config", max_bytes=MAX_CONFIG_BYTES)
     if not isinstance(config, dict):
         raise InputError(f"{path}: expected a JSON object of model settings")
     if isinstance(config.get("text_config"), dict):
@@ -79,7 +98,7 @@ def load_hf_config(path: Path, model_id: str | None = None) -> LlmModel:
         head_dim = rope + nope
     else:
         rope = v_head = None
-        head_dim = _opt_int(config, path, "head_dim") or hidden // heads
+        head_dim = _opt_int(config, path, "head_dim") or max(1, hidden // heads)
     name = str(config.get("_name_or_path") or path.parent.name or path.stem)
     data: dict[str, Any] = {
         "id": model_id or slug(name.split("/")[-1], "imported-model", dots=True),
@@ -111,8 +130,16 @@ def load_hf_config(path: Path, model_id: str | None = None) -> LlmModel:
         model = LlmModel.model_validate(data)
         params = llm_shape.parameter_count_b(model)
         active_b = llm_shape.active_parameter_count_b(model) if experts else None
-        return model.model_copy(update={"params_b": round(params, 3), "active_params_b": active_b})
+        # Validated again with the counts: an absurd shape gives an absurd count, refused here.
+        return LlmModel.model_validate({**data, "params_b": round(params, 3), "active_params_b": active_b})
     except ValidationError as exc:
-        raise InputError(f"{path}: {describe_validation_error(exc)}") from None
-    except ValueError as exc:
-        raise InputError(f"{path}: {exc}") from None
+        raise InputError(f"{shown_path(path)}: {_in_config_terms(describe_validation_error(exc))}") from None
+    except (ValueError, ArithmeticError) as exc:
+        raise InputError(f"{shown_path(path)}: {_in_config_terms(str(exc))}") from None
+
+
+def _in_config_terms(message: str) -> str:
+    """A model-field message with the config.json keys the user's file has."""
+    for field, key in sorted(_CONFIG_KEYS.items(), key=lambda kv: -len(kv[0])):
+        message = message.replace(f"{field}:", f"{key}:").replace(f"{field} ", f"{key} ")
+    return message

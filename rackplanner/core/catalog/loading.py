@@ -17,25 +17,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-import yaml
 from pydantic import ValidationError
 
+from rackplanner.core import files
 from rackplanner.core.catalog import parsecache
 from rackplanner.core.catalog.parts import PART_KINDS, Part
 from rackplanner.core.errors import InputError, describe_validation_error
 
 P = TypeVar("P", bound=Part)
 
-# libyaml's safe loader parses the catalog about six times faster than the pure-Python one
-# (start-up time); both refuse tags that would construct Python objects.
-_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 BUILTIN_CATALOG_DIR = Path(__file__).resolve().parents[3] / "catalog"
 
 # Bounds far above the built-in files (the largest, board.yaml, is 66 kB with about 2,300
 # values) that refuse junk and "billion laughs" alias bombs before anything walks them.
 MAX_CATALOG_FILE_BYTES = 8 * 1024 * 1024
-MAX_YAML_DEPTH = 64
 MAX_YAML_VALUES = 200_000
 
 
@@ -99,78 +94,18 @@ class Catalog:
         return len(self.parts)
 
 
-class _TooLarge(Exception):
-    pass
-
-
-class _BoundedLoader(yaml.SafeLoader):
-    """The pure-Python safe loader with a nesting limit, for files that are not the built-in catalog.
-
-    libyaml recurses on the C stack and crashes the process on a deeply nested file, and the
-    pure-Python loader runs out of Python stack; this one stops at ``MAX_YAML_DEPTH``.
-    """
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-
-    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        self._depth += 1
-        try:
-            if self._depth > MAX_YAML_DEPTH:
-                raise _TooLarge(f"nested more than {MAX_YAML_DEPTH} levels deep")
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-
 def read_yaml(path: Path) -> object:
     """A catalog file's data through a safe loader, bounded; CatalogError naming the file otherwise."""
     try:
-        size = path.stat().st_size
-        if size > MAX_CATALOG_FILE_BYTES:
-            raise CatalogError(f"{path}: {size} bytes is too large for a catalog file")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"{path}: cannot read the file ({exc})") from None
-    try:
-        if path.parent == BUILTIN_CATALOG_DIR:
-            data = yaml.load(text, Loader=_SAFE_LOADER)
-        else:
-            loader = _BoundedLoader(text)
-            try:
-                data = loader.get_single_data()
-            finally:
-                loader.dispose()
-        _check_expanded_size(data)
-    except yaml.YAMLError as exc:
-        raise CatalogError(f"{path}: not valid YAML ({_first_line(str(exc))})") from None
-    except _TooLarge as exc:
-        raise CatalogError(f"{path}: refused: {exc}") from None
-    except RecursionError:
-        raise CatalogError(f"{path}: refused: nested too deeply") from None
-    except Exception as exc:
-        # PyYAML's constructors raise assorted errors on malformed values (a date of
-        # 2024-13-45, a "!!timestamp" that is no date); any of them means the file is bad.
-        raise CatalogError(f"{path}: not valid YAML ({type(exc).__name__}: {_first_line(str(exc))})") from None
-    return data
-
-
-def _check_expanded_size(data: object) -> None:
-    # Aliases share objects, so a small file can stand for billions of values once walked
-    # (validation, error messages); count values as a walk would see them, and stop early.
-    count = 0
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        count += 1
-        if count > MAX_YAML_VALUES:
-            raise _TooLarge(f"more than {MAX_YAML_VALUES:,} values once aliases are expanded")
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+        return files.read_yaml(
+            path,
+            what="catalog",
+            max_bytes=MAX_CATALOG_FILE_BYTES,
+            max_values=MAX_YAML_VALUES,
+            trusted=path.parent == BUILTIN_CATALOG_DIR,
+        )
+    except InputError as exc:
+        raise CatalogError(str(exc)) from None
 
 
 _UNREAD = object()
@@ -270,7 +205,3 @@ def _kind_files(folder: Path, problems: list[str] | None) -> Iterable[tuple[str,
             problems.append(f"{message} (file skipped)")
             continue
         yield kind, path
-
-
-def _first_line(text: str) -> str:
-    return " ".join(text.split())

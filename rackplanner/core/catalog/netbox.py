@@ -17,6 +17,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from rackplanner.core import files
+from rackplanner.core.catalog.loading import MAX_CATALOG_FILE_BYTES
 from rackplanner.core.catalog.parts import (
     NetworkSwitch,
     Part,
@@ -143,15 +145,15 @@ def import_device_type(
     return ImportResult(path=str(path), kind=kind, part=entry, warnings=warnings)
 
 
+# A device type is a few kB; the largest in the community library is under 100 kB.
+MAX_DEVICE_TYPE_BYTES = 4 * 1024 * 1024
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise NetboxError(f"{path}: cannot read the file ({exc})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise NetboxError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
+        data = files.read_yaml(path, what="NetBox device type", max_bytes=MAX_DEVICE_TYPE_BYTES)
+    except InputError as exc:
+        raise NetboxError(str(exc)) from None
     if not isinstance(data, dict):
         raise NetboxError(f"{path}: expected a NetBox device type (a mapping), found {type(data).__name__}")
     return data
@@ -381,7 +383,10 @@ def add_to_catalog(results: list[ImportResult], folder: Path) -> list[Path]:
         path = folder / f"{kind}.yaml"
         existing: list[Any] = []
         if path.exists():
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+            try:
+                loaded = files.read_yaml(path, what="catalog", max_bytes=MAX_CATALOG_FILE_BYTES)
+            except InputError as exc:
+                raise NetboxError(f"{exc}; not changed") from None
             if loaded is not None and not isinstance(loaded, list):
                 raise NetboxError(f"{path}: expected a list of {kind} entries; not changed")
             existing = loaded or []

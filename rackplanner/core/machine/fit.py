@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic, NvlinkBridge
+from rackplanner.core.catalog.slot_rules import card_slot_problem
 from rackplanner.core.findings import SEVERITY_ORDER, Severity
 from rackplanner.core.machine.power import machine_power
 from rackplanner.core.machine.topology import Topology, derive_topology
@@ -83,6 +84,7 @@ def _check_machine(machine: Machine, catalog: Catalog, topology: Topology | None
     if topology is not None:
         for problem in topology.problems:
             add("error", "layout", problem)
+    _slot_kinds(machine, board, catalog, add)
     _slot_cover(machine, board, catalog, add)
     _lane_sharing(machine, board, add)
     _case(machine, chassis, catalog, add)
@@ -107,6 +109,17 @@ def _check_machine(machine: Machine, catalog: Catalog, topology: Topology | None
 
 # The ``add(severity, code, message, slots=..., parts=...)`` callback each rule reports through.
 Add = Callable[..., None]
+
+
+def _slot_kinds(machine: Machine, board: Board, catalog: Catalog, add: Add) -> None:
+    """A card in a slot of the wrong kind (a plan file can hold one; the app's edits refuse it)."""
+    for card in machine.cards:
+        slot, part = board.slot(card.slot), catalog.get(card.part)
+        if slot is None or part is None:
+            continue
+        problem = card_slot_problem(part, slot)
+        if problem is not None:
+            add("error", "slot-kind", f"{problem}; move it to a slot that takes it.", slots=[slot.id], parts=[part.id])
 
 
 def _card_width(part: object) -> int | None:

@@ -32,8 +32,8 @@ from rackplanner.core.catalog.parts import (
     Server,
 )
 from rackplanner.core.catalog.parts import Rack as RackPart
-from rackplanner.core.errors import PlanFileError, describe_validation_error, field_path
-from rackplanner.core.files import write_atomic
+from rackplanner.core.errors import InputError, PlanFileError, describe_validation_error, field_path
+from rackplanner.core.files import read_json, shown, write_atomic
 from rackplanner.core.plan.migrations import migrate
 from rackplanner.core.plan.model import SCHEMA_VERSION, Plan
 from rackplanner.core.plan.resolve import board_of
@@ -115,30 +115,16 @@ def _short(value: object) -> str:
 def load_plan(path: Path, catalog: Catalog | None = None) -> Plan:
     """Read, migrate and validate a plan file; with a catalog, check every part reference."""
     try:
-        size = path.stat().st_size
-        if size > MAX_PLAN_BYTES:
-            raise PlanFileError(f"{path}: {size} bytes is too large for a plan file")
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise PlanFileError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise PlanFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        problem = "the file ends early (truncated?)" if exc.pos >= len(text.rstrip()) else exc.msg
-        raise PlanFileError(f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {problem}") from None
-    except RecursionError:
-        raise PlanFileError(f"{path}: JSON nested too deeply") from None
-    plan = plan_from_data(data, origin=str(path))
+        data = read_json(path, what="plan", max_bytes=MAX_PLAN_BYTES)
+    except InputError as exc:
+        raise PlanFileError(str(exc)) from None
+    plan = plan_from_data(data, origin=shown(path))
     if catalog is not None:
         problems = check_references(plan, catalog)
         if problems:
-            shown = "; ".join(problems[:3])
+            listed = "; ".join(problems[:3])
             more = f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
-            raise PlanFileError(f"{path}: {shown}{more}")
+            raise PlanFileError(f"{shown(path)}: {listed}{more}")
     return plan
 
 

@@ -43,7 +43,7 @@ class PlacedCard(Frozen):
 
     slot: PlanId
     part: PlanId
-    power_limit_w: float | None = Field(default=None, gt=0)
+    power_limit_w: float | None = Field(default=None, gt=0, le=1e6)
     # Which network a NIC's ports serve; None lets the fabric infer it from the NIC's protocol.
     network: Literal["compute", "storage", "in-band"] | None = None
 
@@ -114,7 +114,7 @@ class MountedDevice(Frozen):
     name: str = Field(min_length=1)
     machine: PlanId | None = None
     part: PlanId | None = None
-    position_u: int | None = Field(default=None, ge=1)
+    position_u: int | None = Field(default=None, ge=1, le=100)
     face: Literal["front", "rear"] = "front"
     side: Literal["left", "right"] | None = None
     feed: PlanId | None = None
@@ -153,8 +153,8 @@ class Feed(Frozen):
     name: str = Field(min_length=1)
     side: Literal["A", "B"]
     phases: Literal[1, 3]
-    voltage_v: float = Field(gt=0)
-    breaker_a: float = Field(gt=0)
+    voltage_v: float = Field(gt=0, le=1000)
+    breaker_a: float = Field(gt=0, le=1000)
 
 
 class OutletAssignment(Frozen):
@@ -162,7 +162,7 @@ class OutletAssignment(Frozen):
 
     rack: PlanId
     device: PlanId
-    psu_index: int = Field(ge=0)
+    psu_index: int = Field(ge=0, le=64)
     pdu: PlanId
     outlet_group: PlanId
 
@@ -175,7 +175,7 @@ class Plan(Frozen):
     rows: list[Row] = Field(default_factory=list)
     racks: list[Rack] = Field(default_factory=list)
     feeds: list[Feed] = Field(default_factory=list)
-    price_overrides_usd: dict[PlanId, float] = Field(default_factory=dict)
+    price_overrides_usd: dict[PlanId, Annotated[float, Field(ge=0, le=1e9)]] = Field(default_factory=dict)
     outlet_assignments: list[OutletAssignment] = Field(default_factory=list)
 
     @model_validator(mode="after")

@@ -9,6 +9,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QProgressDialog
 
+from rackplanner.core.errors import OutputError
 from rackplanner.report.export import ExportResult, export_report
 from rackplanner.report.pdf import ExportCancelled, PageSizeName
 
@@ -51,10 +52,9 @@ def run_export(
     try:
         result = export_report(doc.plan, doc.catalog, pdf=pdf, csv=csv, page_size=page_size, progress=progress)
     except ExportCancelled:
-        csv.unlink(missing_ok=True)
-        window.show_status("Export cancelled")
+        window.show_status("Export cancelled: nothing was written")
         return None
-    except OSError as exc:
+    except (OutputError, OSError) as exc:
         QMessageBox.warning(window, "Export BOM", f"Could not write the bill of materials:\n{exc}")
         return None
     finally:

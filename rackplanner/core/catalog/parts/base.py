@@ -27,9 +27,13 @@ KebabId = Annotated[str, AfterValidator(_check_kebab)]
 
 
 class Frozen(BaseModel):
-    """Base of every immutable model: unknown fields are errors, values are frozen."""
+    """Base of every immutable model: unknown fields are errors, values are frozen, numbers are finite.
 
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+    Every number a part or plan holds also has a range on its field (``le=``): infinity, NaN and
+    absurd sizes are refused where they are read, so nothing downstream has to guard against them.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True, allow_inf_nan=False)
 
 
 # Bandwidth per lane per direction after encoding overhead (8b/10b for Gen1/2,
@@ -57,7 +61,7 @@ class Part(Frozen):
     vendor: str = Field(min_length=1)
     model: str = Field(min_length=1)
     source: list[str] = Field(min_length=1)
-    price_usd: float | None = Field(default=None, ge=0)
+    price_usd: float | None = Field(default=None, ge=0, le=1e9)
     price_date: date | None = None
     notes: str | None = None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -15,11 +15,11 @@ class RootComplex(Frozen):
     """A PCIe host bridge of one CPU socket (EPYC has several per socket)."""
 
     id: KebabId
-    socket: int = Field(ge=0)
-    lanes: int | None = Field(default=None, ge=1)
+    socket: int = Field(ge=0, le=16)
+    lanes: int | None = Field(default=None, ge=1, le=1024)
     # NUMA node of this host bridge where a socket is split into several (EPYC NPS2/NPS4,
     # DGX A100); None means the socket's own node.
-    numa_node: int | None = Field(default=None, ge=0)
+    numa_node: int | None = Field(default=None, ge=0, le=64)
 
 
 class SwitchOnBoard(Frozen):
@@ -36,10 +36,10 @@ class SwitchOnBoard(Frozen):
 class Chipset(Frozen):
     id: KebabId
     name: str
-    socket: int = Field(default=0, ge=0)
+    socket: int = Field(default=0, ge=0, le=16)
     uplink_lanes: PcieLanes
     uplink_gen: Generation
-    power_w: float | None = Field(default=None, gt=0)
+    power_w: float | None = Field(default=None, gt=0, le=1e6)
 
 
 class Slot(Frozen):
@@ -52,7 +52,7 @@ class Slot(Frozen):
     id: KebabId
     label: str
     kind: Literal["pcie", "m2", "sxm"] = "pcie"
-    position: int | None = Field(default=None, ge=0)
+    position: int | None = Field(default=None, ge=0, le=64)
     physical_lanes: PcieLanes
     electrical_lanes: PcieLanes
     gen: Generation
@@ -94,7 +94,7 @@ class NvlinkWiring(Frozen):
 
     a: KebabId
     b: KebabId
-    links: int = Field(ge=1)
+    links: int = Field(ge=1, le=1024)
 
 
 class Board(Part):
@@ -102,24 +102,24 @@ class Board(Part):
 
     platform: Literal["consumer", "hedt", "workstation", "server"]
     form_factor: str
-    width_mm: float | None = Field(default=None, gt=0)
-    depth_mm: float | None = Field(default=None, gt=0)
+    width_mm: float | None = Field(default=None, gt=0, le=1e4)
+    depth_mm: float | None = Field(default=None, gt=0, le=1e4)
     cpu_socket: str
     sockets: int = Field(ge=1, le=8)
     inter_socket_link: str | None = None
-    inter_socket_gbs: float | None = Field(default=None, gt=0)
+    inter_socket_gbs: float | None = Field(default=None, gt=0, le=1e6)
     mem_type: str | None = None
-    dimm_slots: int | None = Field(default=None, ge=1)
-    best_dimm_counts: list[int] = Field(default_factory=list)
-    max_memory_gb: float | None = Field(default=None, gt=0)
+    dimm_slots: int | None = Field(default=None, ge=1, le=256)
+    best_dimm_counts: list[Annotated[int, Field(ge=1, le=256)]] = Field(default_factory=list)
+    max_memory_gb: float | None = Field(default=None, gt=0, le=1e7)
     root_complexes: list[RootComplex] = Field(min_length=1)
     switches: list[SwitchOnBoard] = Field(default_factory=list)
     chipset: Chipset | None = None
     slots: list[Slot] = Field(default_factory=list)
     bifurcation_groups: list[BifurcationGroup] = Field(default_factory=list)
     nvlink_wiring: list[NvlinkWiring] = Field(default_factory=list)
-    nvswitch_gbs_per_gpu: float | None = Field(default=None, gt=0)
-    overhead_w: float | None = Field(default=None, ge=0)
+    nvswitch_gbs_per_gpu: float | None = Field(default=None, gt=0, le=1e6)
+    overhead_w: float | None = Field(default=None, ge=0, le=1e6)
     # Lane sharing a bifurcation group cannot say: a slot switched off or narrowed by another.
     lane_sharing: list[LaneShare] = Field(default_factory=list)
 

@@ -13,18 +13,18 @@ class LlmModel(Part):
     kind: ClassVar[str] = "llm"
 
     family: str
-    params_b: float = Field(gt=0)
-    active_params_b: float | None = Field(default=None, gt=0)
-    layers: int = Field(ge=1)
-    hidden_size: int = Field(ge=1)
-    intermediate_size: int | None = Field(default=None, ge=1)
-    attention_heads: int = Field(ge=1)
-    kv_heads: int = Field(ge=1)
-    head_dim: int = Field(ge=1)
-    vocab_size: int = Field(ge=1)
-    max_context: int = Field(ge=1)
-    moe_experts: int | None = Field(default=None, ge=1)
-    moe_active_experts: int | None = Field(default=None, ge=1)
+    params_b: float = Field(gt=0, le=1e5)
+    active_params_b: float | None = Field(default=None, gt=0, le=1e5)
+    layers: int = Field(ge=1, le=10_000)
+    hidden_size: int = Field(ge=1, le=1_000_000)
+    intermediate_size: int | None = Field(default=None, ge=1, le=10_000_000)
+    attention_heads: int = Field(ge=1, le=100_000)
+    kv_heads: int = Field(ge=1, le=100_000)
+    head_dim: int = Field(ge=1, le=100_000)
+    vocab_size: int = Field(ge=1, le=10_000_000)
+    max_context: int = Field(ge=1, le=100_000_000)
+    moe_experts: int | None = Field(default=None, ge=1, le=100_000)
+    moe_active_experts: int | None = Field(default=None, ge=1, le=100_000)
     license: str | None = None
     # Architecture details for recomputing the parameter count (core/catalog/llm_shape.py).
     # Defaults describe a Llama-style model: gated (SwiGLU) MLP, separate LM head.
@@ -33,16 +33,16 @@ class LlmModel(Part):
     # MoE: width of one routed expert's MLP when it differs from intermediate_size,
     # always-on shared experts of that width, and leading dense layers (DeepSeek's
     # first_k_dense_replace) whose MLP is intermediate_size wide.
-    moe_intermediate_size: int | None = Field(default=None, ge=1)
-    moe_shared_experts: int | None = Field(default=None, ge=1)
-    moe_dense_layers: int | None = Field(default=None, ge=1)
+    moe_intermediate_size: int | None = Field(default=None, ge=1, le=10_000_000)
+    moe_shared_experts: int | None = Field(default=None, ge=1, le=1000)
+    moe_dense_layers: int | None = Field(default=None, ge=1, le=10_000)
     # Multi-head latent attention (DeepSeek-V2/V3): head_dim is then the query/key head
     # width (no-RoPE part + RoPE part); the KV cache holds kv_lora_rank + qk_rope_head_dim
     # values per token and layer instead of 2 x kv_heads x head_dim.
-    q_lora_rank: int | None = Field(default=None, ge=1)
-    kv_lora_rank: int | None = Field(default=None, ge=1)
-    qk_rope_head_dim: int | None = Field(default=None, ge=1)
-    v_head_dim: int | None = Field(default=None, ge=1)
+    q_lora_rank: int | None = Field(default=None, ge=1, le=1_000_000)
+    kv_lora_rank: int | None = Field(default=None, ge=1, le=1_000_000)
+    qk_rope_head_dim: int | None = Field(default=None, ge=1, le=100_000)
+    v_head_dim: int | None = Field(default=None, ge=1, le=100_000)
     # Yuan 2.0's localized filtering before q/k: two kernel-2 convolutions
     # hidden -> hidden/2 -> hidden, 2 x hidden^2 weights per layer.
     localized_filtering: bool = False
@@ -53,6 +53,15 @@ class LlmModel(Part):
             raise ValueError(f"kv_heads {self.kv_heads} does not divide attention_heads {self.attention_heads}")
         if (self.moe_experts is None) != (self.moe_active_experts is None):
             raise ValueError("moe_experts and moe_active_experts go together")
+        experts, active = self.moe_experts, self.moe_active_experts
+        if experts is not None and active is not None and active > experts:
+            raise ValueError(f"moe_active_experts {active} is more than the {experts} experts there are")
+        if self.moe_dense_layers is not None and self.moe_dense_layers >= self.layers:
+            raise ValueError(
+                f"moe_dense_layers {self.moe_dense_layers} leaves no MoE layer of the {self.layers} layers"
+            )
+        if self.active_params_b is not None and self.active_params_b > self.params_b:
+            raise ValueError(f"active_params_b {self.active_params_b:g} is more than params_b {self.params_b:g}")
         mla = (self.kv_lora_rank, self.qk_rope_head_dim, self.v_head_dim)
         if any(v is not None for v in mla) and any(v is None for v in mla):
             raise ValueError("latent attention needs kv_lora_rank, qk_rope_head_dim and v_head_dim")

@@ -12,13 +12,13 @@ from rackplanner.core.catalog.parts.base import Frozen, KebabId, Part
 class Rack(Part):
     kind: ClassVar[str] = "rack"
 
-    height_u: int = Field(ge=1)
-    width_mm: float | None = Field(default=None, gt=0)
-    depth_mm: float = Field(gt=0)
-    max_mounting_depth_mm: float | None = Field(default=None, gt=0)
-    max_load_kg: float | None = Field(default=None, gt=0)
-    weight_kg: float | None = Field(default=None, gt=0)
-    zero_u_channels: int = Field(default=2, ge=0)
+    height_u: int = Field(ge=1, le=100)
+    width_mm: float | None = Field(default=None, gt=0, le=1e4)
+    depth_mm: float = Field(gt=0, le=1e4)
+    max_mounting_depth_mm: float | None = Field(default=None, gt=0, le=1e4)
+    max_load_kg: float | None = Field(default=None, gt=0, le=1e5)
+    weight_kg: float | None = Field(default=None, gt=0, le=1e5)
+    zero_u_channels: int = Field(default=2, ge=0, le=8)
 
 
 OutletType = Literal["iec-60320-c13", "iec-60320-c19", "nema-5-15r", "nema-5-20r"]
@@ -30,7 +30,7 @@ class OutletGroup(Frozen):
 
     id: KebabId
     line: LineName
-    breaker_a: float | None = Field(default=None, gt=0)
+    breaker_a: float | None = Field(default=None, gt=0, le=1000)
     outlets: dict[OutletType, int]
 
 
@@ -39,17 +39,17 @@ class Pdu(Part):
 
     phases: Literal[1, 3]
     wiring: Literal["single", "wye", "delta"]
-    voltage_v: float = Field(gt=0)
-    input_current_a: float = Field(gt=0)
+    voltage_v: float = Field(gt=0, le=1000)
+    input_current_a: float = Field(gt=0, le=1000)
     derating: float = Field(default=0.8, gt=0, le=1)
     inlet: str
-    height_u: int = Field(default=0, ge=0)
-    length_mm: float | None = Field(default=None, gt=0)
-    weight_kg: float | None = Field(default=None, gt=0)
+    height_u: int = Field(default=0, ge=0, le=100)
+    length_mm: float | None = Field(default=None, gt=0, le=1e4)
+    weight_kg: float | None = Field(default=None, gt=0, le=1e5)
     metering: Literal["basic", "metered", "switched", "metered-by-outlet", "switched-by-outlet"]
     # Empty when no source gives the layout: its outlets are then "unknown", never guessed.
     outlet_groups: list[OutletGroup] = Field(default_factory=list)
-    load_capacity_va: float | None = Field(default=None, gt=0)
+    load_capacity_va: float | None = Field(default=None, gt=0, le=1e7)
 
     @model_validator(mode="after")
     def _wiring_matches_phases(self) -> Pdu:
@@ -64,8 +64,8 @@ class Pdu(Part):
 
 
 class PortGroup(Frozen):
-    count: int = Field(ge=1)
-    speed_gbps: float = Field(gt=0)
+    count: int = Field(ge=1, le=1024)
+    speed_gbps: float = Field(gt=0, le=1e5)
     connector: str
 
 
@@ -74,13 +74,13 @@ class NetworkSwitch(Part):
 
     fabric: Literal["ethernet", "infiniband"]
     ports: list[PortGroup] = Field(min_length=1)
-    height_u: int = Field(ge=1)
-    depth_mm: float | None = Field(default=None, gt=0)
+    height_u: int = Field(ge=1, le=100)
+    depth_mm: float | None = Field(default=None, gt=0, le=1e4)
     is_full_depth: bool = False
-    weight_kg: float | None = Field(default=None, gt=0)
-    power_typical_w: float | None = Field(default=None, gt=0)
-    power_max_w: float | None = Field(default=None, gt=0)
-    psu_count: int = Field(default=1, ge=1)
+    weight_kg: float | None = Field(default=None, gt=0, le=1e5)
+    power_typical_w: float | None = Field(default=None, gt=0, le=1e6)
+    power_max_w: float | None = Field(default=None, gt=0, le=1e6)
+    psu_count: int = Field(default=1, ge=1, le=64)
     inlet: Literal["iec-60320-c14", "iec-60320-c20", "iec-60320-c16"] = "iec-60320-c14"
     managed: bool = True
 
@@ -89,8 +89,8 @@ class PowerPort(Frozen):
     """One power inlet of a rack device, as NetBox device types describe it."""
 
     type: str
-    maximum_draw_w: float | None = Field(default=None, gt=0)
-    allocated_draw_w: float | None = Field(default=None, gt=0)
+    maximum_draw_w: float | None = Field(default=None, gt=0, le=1e6)
+    allocated_draw_w: float | None = Field(default=None, gt=0, le=1e6)
 
 
 class RackDevice(Part):
@@ -98,14 +98,14 @@ class RackDevice(Part):
 
     kind: ClassVar[str] = "rack-device"
 
-    height_u: int = Field(ge=1)
+    height_u: int = Field(ge=1, le=100)
     is_full_depth: bool = True
-    depth_mm: float | None = Field(default=None, gt=0)
-    weight_kg: float | None = Field(default=None, gt=0)
+    depth_mm: float | None = Field(default=None, gt=0, le=1e4)
+    weight_kg: float | None = Field(default=None, gt=0, le=1e5)
     power_ports: list[PowerPort] = Field(default_factory=list)
     interfaces: list[PortGroup] = Field(default_factory=list)
     # Out-of-band management ports (BMC/iDRAC/iLO) among the interfaces.
-    mgmt_ports: int = Field(default=0, ge=0)
+    mgmt_ports: int = Field(default=0, ge=0, le=256)
 
     @property
     def draw_w(self) -> float | None:

@@ -13,6 +13,7 @@ from rackplanner.core.catalog.parts import (
     Nic,
     NvlinkBridge,
 )
+from rackplanner.core.catalog.slot_rules import card_slot_problem
 from rackplanner.core.errors import describe_validation_error
 from rackplanner.core.plan.edits.base import (
     _MACHINE_PARTS,
@@ -42,14 +43,9 @@ def place_card(plan: Plan, *, machine: str, slot: str, part: str, catalog: Catal
     occupant = old.card_in(slot)
     if occupant is not None:
         raise EditRefused(f"slot {target.label} already holds {occupant.part}")
-    if isinstance(card_part, Drive) and target.kind == "pcie" and card_part.form_factor != "aic":
-        raise EditRefused(f"{card_part.model} is a {card_part.form_factor} drive, not a PCIe card")
-    if target.kind == "m2" and not (isinstance(card_part, Drive) and card_part.form_factor.startswith("m.2")):
-        raise EditRefused(f"slot {target.label} is an M.2 socket; {card_part.model} does not go there")
-    if target.kind == "sxm" and not (isinstance(card_part, Gpu) and card_part.form_factor == "sxm"):
-        raise EditRefused(f"slot {target.label} is an SXM bay; it takes SXM GPU modules only")
-    if target.kind == "pcie" and isinstance(card_part, Gpu) and card_part.form_factor != "pcie":
-        raise EditRefused(f"{card_part.model} is an {card_part.form_factor.upper()} module, not a PCIe card")
+    problem = card_slot_problem(card_part, target)
+    if problem is not None:
+        raise EditRefused(problem)
     card = PlacedCard(slot=slot, part=part)
     updated = old.model_copy(update={"cards": [*old.cards, card]})
     return EditResult(
