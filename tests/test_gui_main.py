@@ -220,3 +220,26 @@ def test_an_opened_plan_is_kept_out_of_later_full_collections(qtbot: QtBot, tmp_
     gc.collect()
     assert gc.get_freeze_count() == frozen
     gc.unfreeze()
+
+
+def test_a_file_that_cannot_be_opened_or_saved_is_said_as_the_command_line_says_it(
+    qtbot: QtBot, tmp_path: Path, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.hostile import run
+
+    window = shown_window(qtbot, tmp_path, catalog, EXAMPLES / "home-rig-2x3090.json")
+    shown: list[str] = []
+    monkeypatch.setattr("PySide6.QtWidgets.QMessageBox.warning", lambda _w, _t, text: shown.append(text))
+    monkeypatch.setattr("PySide6.QtWidgets.QMessageBox.critical", lambda _w, _t, text: shown.append(text))
+    before = window.document.plan
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"schema_version": 2, "name": "x", "feeds": [{"id": "f", "voltage_v": NaN}]}')
+    for path in (Path("/dev/zero"), broken):
+        assert not window.open_path(path)
+        said = run(["check", str(path)]).stderr.strip().removeprefix("rackplanner: ")
+        assert shown[-1] == said
+        assert window.document.plan is before  # the open plan is untouched
+    (tmp_path / "folder.json").mkdir()
+    assert not window.files._save_to(tmp_path / "folder.json")
+    assert shown[-1] == f"{tmp_path}/folder.json: cannot write: it is a folder; give a file name"
+    assert window.document.plan is before and window.document.is_modified is False

@@ -283,3 +283,42 @@ def test_canonical_text_is_stable(example_paths: list[Path], catalog: Catalog) -
     plan = load_plan(example_paths[0], catalog)
     assert plan_to_json(plan) == plan_to_json(Plan.model_validate_json(plan_to_json(plan)))
     assert plan_to_json(plan).endswith("}\n")
+
+
+def test_saving_through_a_symlink_updates_the_file_it_points_to(
+    example_paths: list[Path], catalog: Catalog, tmp_path: Path
+) -> None:
+    plan = load_plan(example_paths[0], catalog)
+    real = tmp_path / "real" / "plan.json"
+    real.parent.mkdir()
+    save_plan(plan, real)
+    link = tmp_path / "plan.json"
+    link.symlink_to(real)
+    save_plan(plan.model_copy(update={"name": "Renamed through the link"}), link)
+    assert link.is_symlink() and link.resolve() == real
+    assert load_plan(real).name == "Renamed through the link"
+    # The previous version is kept beside the real file, not beside the link.
+    assert load_plan(real.with_name("plan.json.bak")).name == plan.name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json", "real"]
+
+
+def test_a_folder_named_like_the_backup_does_not_stop_saving(
+    example_paths: list[Path], catalog: Catalog, tmp_path: Path
+) -> None:
+    plan = load_plan(example_paths[0], catalog)
+    target = tmp_path / "mine.json"
+    save_plan(plan, target)
+    (tmp_path / "mine.json.bak").mkdir()
+    save_plan(plan.model_copy(update={"name": "Saved anyway"}), target)
+    assert load_plan(target).name == "Saved anyway"
+    assert (tmp_path / "mine.json.bak").is_dir()  # left alone
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.json", "mine.json.bak"]
+
+
+def test_saving_keeps_the_files_permissions(example_paths: list[Path], catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(example_paths[0], catalog)
+    target = tmp_path / "shared.json"
+    save_plan(plan, target)
+    target.chmod(0o640)
+    save_plan(plan.model_copy(update={"name": "Again"}), target)
+    assert target.stat().st_mode & 0o777 == 0o640

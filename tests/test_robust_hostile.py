@@ -207,7 +207,7 @@ def test_special_and_huge_files_are_refused_at_once(tmp_path: Path) -> None:
     assert f"rackplanner: {tmp_path}/pipe.json: is a named pipe, not a plan file" in said
     assert f"rackplanner: {tmp_path}: is a folder, not a plan file" in said
     assert (
-        f"rackplanner: {tmp_path}/huge.json: 5,368.7 MB is more than a plan file may be (67.1 MB); "
+        f"rackplanner: {tmp_path}/huge.json: 5,368.7 MB is more than a plan file may be (32.0 MB); "
         "is it the right file?" in said
     )
     assert any(r"two\nlines.json: not valid JSON" in line for line in said)
@@ -448,3 +448,71 @@ def test_corpus_case(case: Path, tmp_path: Path) -> None:
     assert outcome.status == spec["status"], outcome.stderr
     if "stderr" in spec:
         assert outcome.stderr.strip() == spec["stderr"].replace("{tmp}", str(tmp_path))
+
+
+# --- a memory ceiling ---------------------------------------------------------------------------------
+
+# Address space a command may use on the worst input: the normal working set (a check of the colo
+# plan runs within 100 MB) and a few hundred MB more.
+CEILING_MB = 400
+
+
+def _worst_inputs(tmp_path: Path) -> dict[str, list[str]]:
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    # Just under the line cap of a user catalog file: the pure-Python YAML loader's worst case.
+    lines = [f"- id: x{i}" if i % 6 == 0 else f"  k{i % 6}: {i}" for i in range(99_000)]
+    (folder / "gpu.yaml").write_text("\n".join(lines))
+    bomb = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + [
+        f"a{n}: &a{n} [*a{n - 1}, *a{n - 1}, *a{n - 1}, *a{n - 1}, *a{n - 1}, *a{n - 1}, *a{n - 1}, *a{n - 1}]"
+        for n in range(1, 9)
+    ]
+    (folder / "cpu.yaml").write_text("\n".join(bomb))
+    many = tmp_path / "many-machines.json"
+    many.write_text(
+        json.dumps({"schema_version": 2, "name": "x", "machines": [{"id": f"m{i}"} for i in range(49_000)]})
+    )
+    values = tmp_path / "many-values.json"
+    values.write_text('{"schema_version": 2, "name": "x", "notes": [' + "{}," * 1_999_000 + "{}]}")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 900_000 + "]" * 900_000)
+    long_notes = tmp_path / "long-notes.json"
+    long_notes.write_text(json.dumps({"schema_version": 2, "name": "x", "notes": "a" * 30_000_000}))
+    config = json.loads((HF / "llama-3.1-8b" / "config.json").read_text())
+    config.update(hidden_size=1_000_000, num_attention_heads=1_000, vocab_size=10_000_000, num_hidden_layers=10_000)
+    huge_model = tmp_path / "huge-model.json"
+    huge_model.write_text(json.dumps(config))
+    return {
+        "a user catalog at its caps": ["check", HOME, "--catalog", str(folder)],
+        "49,000 bad machines": ["check", str(many)],
+        "two million JSON values": ["check", str(values)],
+        "900,000 levels of nesting": ["check", str(deep)],
+        "30 MB of notes": ["check", str(long_notes)],
+        "an absurd model shape": ["estimate", "--gpu", "h100-sxm", "--config", str(huge_model), "--json"],
+    }
+
+
+def test_worst_inputs_stay_under_a_memory_ceiling(tmp_path: Path) -> None:
+    import resource
+    import subprocess
+    import sys
+
+    limit = CEILING_MB * 1024 * 1024
+
+    def ceiling() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    for what, args in _worst_inputs(tmp_path).items():
+        result = subprocess.run(
+            [sys.executable, "-m", "rackplanner", *args],
+            preexec_fn=ceiling,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        )
+        errors = [line for line in result.stderr.splitlines() if ": warning: " not in line]
+        assert result.returncode in (0, 2), f"{what}: exit {result.returncode}: {result.stderr[-500:]}"
+        assert len(errors) <= 1 and "Error" not in result.stderr.replace("error", ""), f"{what}: {result.stderr}"
+        if result.returncode == 2:
+            assert errors[0].startswith("rackplanner: "), what

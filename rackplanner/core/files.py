@@ -29,8 +29,11 @@ _FILE_TYPES = (
     (stat.S_ISSOCK, "a socket"),
 )
 MAX_YAML_DEPTH = 64
-MAX_YAML_VALUES = 200_000
+MAX_YAML_VALUES = 100_000
 MAX_JSON_DEPTH = 64
+# Objects, lists and items a JSON file may hold (a 512-rack, 2,048-server plan has about 330,000):
+# counted before parsing, since parsing millions of tiny values takes gigabytes.
+MAX_JSON_ITEMS = 2_000_000
 
 
 def shown(path: Path | str) -> str:
@@ -88,6 +91,9 @@ def parse_json(text: str, *, origin: str, what: str) -> object:
     NaN and Infinity are read as floats, so that the model that validates the data can name the
     field that holds one (every model refuses them).
     """
+    items = text.count("{") + text.count("[") + text.count(",")
+    if items > MAX_JSON_ITEMS:
+        raise InputError(f"{origin}: refused: more than {MAX_JSON_ITEMS:,} JSON values; no {what} holds that many")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -149,7 +155,13 @@ _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def parse_yaml(text: str, *, origin: str, max_values: int = MAX_YAML_VALUES, trusted: bool = False) -> object:
-    """YAML text as data through a safe loader; ``trusted`` (the built-in catalog) uses the fast C loader."""
+    """YAML text as data through a safe loader; ``trusted`` (the built-in catalog) uses the fast C loader.
+
+    Untrusted text with more lines and items than ``max_values`` is refused before parsing: the
+    pure-Python loader takes seconds and hundreds of MB for a few hundred thousand lines.
+    """
+    if not trusted and text.count("\n") + text.count(",") > max_values:
+        raise InputError(f"{origin}: refused: more than {max_values:,} lines and items; is it the right file?")
     try:
         if trusted:
             data = yaml.load(text, Loader=_SAFE_LOADER)

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from rackplanner.core.errors import InputError, OutputError
+from rackplanner.core.files import shown
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
 from rackplanner.gui import recovery
@@ -102,8 +103,12 @@ class PlanFiles(QObject):
     def _save_to(self, path: Path) -> bool:
         try:
             self.document.save(path)
-        except (InputError, OutputError, OSError) as exc:
-            QMessageBox.critical(self.window, "Cannot save plan", f"{path}: {exc}")
+        except (InputError, OutputError) as exc:
+            # The same line the command line prints; the plan stays open and unsaved.
+            QMessageBox.critical(self.window, "Cannot save plan", str(exc))
+            return False
+        except OSError as exc:
+            QMessageBox.critical(self.window, "Cannot save plan", f"{shown(path)}: cannot write: {exc.strerror or exc}")
             return False
         self._remember(path)
         recovery.clear()

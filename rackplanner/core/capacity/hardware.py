@@ -58,7 +58,10 @@ def gpu_class(gpu: Gpu) -> DeviceClass:
 
 def _gpu_figures(gpu: Gpu) -> tuple[float, float | None]:
     if gpu.mem_bw_gbs is None:
-        raise InputError(f"{gpu.id}: the catalog gives no memory bandwidth, so no speed can be estimated")
+        raise InputError(
+            f"{gpu.id}: the catalog gives no memory bandwidth, so no speed can be estimated; "
+            "add its mem_bw_gbs in your catalog folder"
+        )
     return gpu.mem_bw_gbs, gpu.tflops_for_inference
 
 
@@ -136,7 +139,9 @@ def from_cpu(
         known = sorted(c.id for c in catalog.of_kind(Cpu))
         raise unknown("CPU", cpu_id, known, "`rackplanner catalog cpu`")
     if sockets > cpu.max_sockets:
-        raise InputError(f"{cpu.model} runs in at most {cpu.max_sockets} socket(s), not {sockets}")
+        raise InputError(
+            f"{cpu.model} runs in at most {cpu.max_sockets} socket(s), not {sockets}; use --sockets {cpu.max_sockets}"
+        )
     assumptions: list[str] = []
     speed = cpu.mem_speed_mts if mem_speed_mts is None else min(mem_speed_mts, cpu.mem_speed_mts)
     bw = cpu.mem_bw_gbs if cpu.mem_bw_gbs is not None else cpu.mem_channels * speed * 8 / 1000
@@ -202,7 +207,7 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
     gpus = [g for g in (catalog.get_as(c.part, Gpu) for c in machine.cards) if g is not None]
     if not gpus:
         if cpu is None:
-            raise InputError(f"machine {machine.name!r} has neither GPUs nor a CPU to estimate on")
+            raise InputError(f"machine {machine.name!r} has neither GPUs nor a CPU to estimate on; add one of them")
         return from_cpu(catalog, cpu.id, machine.cpu_count, ram_gb=ram_gb, mem_speed_mts=dimm_mts)
     slowest = min(gpus, key=lambda g: (g.vram_gb, g.mem_bw_gbs or 0.0))
     bw, tflops = _gpu_figures(slowest)

@@ -63,7 +63,7 @@ def _count_or_none(config: dict[str, Any], path: Path, key: str) -> int | None:
 
 
 # A config.json is a few kB; multimodal ones with their processor settings stay under a megabyte.
-MAX_CONFIG_BYTES = 4 * 1024 * 1024
+MAX_CONFIG_BYTES = 4_000_000
 
 
 def load_hf_config(path: Path, model_id: str | None = None) -> LlmModel:

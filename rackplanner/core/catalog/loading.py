@@ -30,8 +30,8 @@ BUILTIN_CATALOG_DIR = Path(__file__).resolve().parents[3] / "catalog"
 
 # Bounds far above the built-in files (the largest, board.yaml, is 66 kB with about 2,300
 # values) that refuse junk and "billion laughs" alias bombs before anything walks them.
-MAX_CATALOG_FILE_BYTES = 8 * 1024 * 1024
-MAX_YAML_VALUES = 200_000
+MAX_CATALOG_FILE_BYTES = 4_000_000
+MAX_YAML_VALUES = 100_000
 
 
 def user_catalog_dir() -> Path:

@@ -146,12 +146,15 @@ def import_device_type(
 
 
 # A device type is a few kB; the largest in the community library is under 100 kB.
-MAX_DEVICE_TYPE_BYTES = 4 * 1024 * 1024
+MAX_DEVICE_TYPE_BYTES = 4_000_000
+MAX_DEVICE_TYPE_VALUES = 50_000
 
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = files.read_yaml(path, what="NetBox device type", max_bytes=MAX_DEVICE_TYPE_BYTES)
+        data = files.read_yaml(
+            path, what="NetBox device type", max_bytes=MAX_DEVICE_TYPE_BYTES, max_values=MAX_DEVICE_TYPE_VALUES
+        )
     except InputError as exc:
         raise NetboxError(str(exc)) from None
     if not isinstance(data, dict):

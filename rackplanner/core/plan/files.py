@@ -39,7 +39,7 @@ from rackplanner.core.plan.model import SCHEMA_VERSION, Plan
 from rackplanner.core.plan.resolve import board_of
 
 # Longest plan file we read: far above any real plan, low enough to refuse junk quickly.
-MAX_PLAN_BYTES = 64 * 1024 * 1024
+MAX_PLAN_BYTES = 32_000_000
 
 
 def plan_to_json(plan: Plan) -> str:
@@ -76,6 +76,9 @@ def plan_from_data(data: object, *, origin: str = "plan") -> Plan:
 
 # Deepest nesting a plan file may have (a real plan is about six levels deep).
 MAX_PLAN_DEPTH = 32
+# Longest list a plan may hold: 50,000 machines is a 400,000-GPU cluster. Checked before the
+# model validates, which would otherwise collect an error for each of millions of bad items.
+MAX_PLAN_LIST = 50_000
 
 
 def _unusable_value(data: object) -> str | None:
@@ -95,6 +98,8 @@ def _unusable_value(data: object) -> str | None:
                     return f"{field_path(loc)}: a key with an unpaired surrogate escape (not Unicode)"
                 stack.append((value, (*loc, key)))
         elif isinstance(item, list):
+            if len(item) > MAX_PLAN_LIST:
+                return f"{field_path(loc)}: {len(item):,} items, more than the {MAX_PLAN_LIST:,} a plan's list may hold"
             stack.extend((value, (*loc, i)) for i, value in enumerate(item))
     return None
 

@@ -36,6 +36,9 @@ RowId = NewType("RowId", str)
 # Version 2: rows of racks are entries of ``Plan.rows`` (a rack names its row by id) and a
 # card may carry its ``network`` role.
 SCHEMA_VERSION = 2
+# Longest name and notes text a plan holds: names are drawn in tabs and on canvases.
+MAX_NAME = 200
+MAX_NOTES = 100_000
 
 
 class PlacedCard(Frozen):
@@ -72,7 +75,7 @@ class Machine(Frozen):
     """A workstation or server. A server names a catalog ``server``; a build names board and case."""
 
     id: PlanId
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
     server: PlanId | None = None
     board: PlanId | None = None
     chassis: PlanId | None = None
@@ -83,7 +86,7 @@ class Machine(Frozen):
     drives: list[PartCount] = Field(default_factory=list)
     cards: list[PlacedCard] = Field(default_factory=list)
     bridges: list[BridgeLink] = Field(default_factory=list)
-    notes: str = ""
+    notes: str = Field(default="", max_length=MAX_NOTES)
 
     @model_validator(mode="after")
     def _consistent(self) -> Machine:
@@ -111,7 +114,7 @@ class MountedDevice(Frozen):
     """
 
     id: PlanId
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
     machine: PlanId | None = None
     part: PlanId | None = None
     position_u: int | None = Field(default=None, ge=1, le=100)
@@ -132,12 +135,12 @@ class Row(Frozen):
     """A row of racks in the room; racks name it by ``id``, people see its ``name``."""
 
     id: PlanId
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
 
 
 class Rack(Frozen):
     id: PlanId
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
     part: PlanId
     row: PlanId = "row-1"
     devices: list[MountedDevice] = Field(default_factory=list)
@@ -150,7 +153,7 @@ class Feed(Frozen):
     """A circuit from the facility: the receptacle a PDU plugs into."""
 
     id: PlanId
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
     side: Literal["A", "B"]
     phases: Literal[1, 3]
     voltage_v: float = Field(gt=0, le=1000)
@@ -169,8 +172,8 @@ class OutletAssignment(Frozen):
 
 class Plan(Frozen):
     schema_version: int = SCHEMA_VERSION
-    name: str = Field(min_length=1)
-    notes: str = ""
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    notes: str = Field(default="", max_length=MAX_NOTES)
     machines: list[Machine] = Field(default_factory=list)
     rows: list[Row] = Field(default_factory=list)
     racks: list[Rack] = Field(default_factory=list)

@@ -55,7 +55,7 @@ def run_export(
         window.show_status("Export cancelled: nothing was written")
         return None
     except (OutputError, OSError) as exc:
-        QMessageBox.warning(window, "Export BOM", f"Could not write the bill of materials:\n{exc}")
+        QMessageBox.warning(window, "Export BOM", str(exc))
         return None
     finally:
         dialog.close()

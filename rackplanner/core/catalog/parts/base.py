@@ -58,12 +58,12 @@ class Part(Frozen):
     kind: ClassVar[str] = "part"
 
     id: KebabId
-    vendor: str = Field(min_length=1)
-    model: str = Field(min_length=1)
-    source: list[str] = Field(min_length=1)
+    vendor: str = Field(min_length=1, max_length=200)
+    model: str = Field(min_length=1, max_length=200)
+    source: list[Annotated[str, Field(max_length=2000)]] = Field(min_length=1, max_length=100)
     price_usd: float | None = Field(default=None, ge=0, le=1e9)
     price_date: date | None = None
-    notes: str | None = None
+    notes: str | None = Field(default=None, max_length=20_000)
 
     @field_validator("source", mode="before")
     @classmethod
