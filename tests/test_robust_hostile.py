@@ -119,9 +119,8 @@ def _report_tally(request: pytest.FixtureRequest) -> Iterator[None]:
     started = time.monotonic()
     yield
     for name, counts in TALLY.items():
-        runs = {k: v for k, v in counts.items() if k != "cases"}
-        line = f"{name}: {counts['cases']} cases, {sum(runs.values())} runs"
-        report(line, Counter(runs), started, lambda *_: None)
+        runs = Counter({k: v for k, v in counts.items() if k != "cases"})
+        report(f"{name} ({counts['cases']} cases)", runs, started, lambda *_: None)
 
 
 # --- numbers in the user's catalog ---------------------------------------------------------------

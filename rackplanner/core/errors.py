@@ -9,6 +9,19 @@ class InputError(Exception):
     """Bad input from a file or a command line: the message is for a person to read."""
 
 
+def show_value(value: object, limit: int = 60) -> str:
+    """A value from a file as a message quotes it: short, one line, and infinity or NaN said in words."""
+    if isinstance(value, float) and value != value:
+        return "NaN (not a number)"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return "infinity" if value > 0 else "minus infinity"
+    try:
+        shown = repr(value)
+    except ValueError:  # an int too long to print
+        return "a number of thousands of digits"
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
 def field_path(loc: tuple[int | str, ...]) -> str:
     """``('machines', 0, 'cards', 1, 'slot')`` -> ``machines[0].cards[1].slot``."""
     text = ""
@@ -39,10 +52,7 @@ def describe_validation_error(exc: ValidationError, *, limit: int = 3) -> str:
         # A check of the whole entry (no field) says which fields it is about itself.
         problem = f"{field_path(loc)}: {message}" if loc else message
         if error["type"] not in ("missing", "value_error") and "input" in error:
-            shown = repr(error["input"])
-            if len(shown) > 60:
-                shown = shown[:57] + "..."
-            problem += f" (found {shown})"
+            problem += f" (found {show_value(error['input'])})"
         problems.append(problem)
     more = exc.error_count() - limit
     if more > 0:

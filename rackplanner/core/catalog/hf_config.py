@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.parts import LlmModel
-from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.errors import InputError, describe_validation_error, show_value
 from rackplanner.core.files import read_json
 from rackplanner.core.files import shown as shown_path
 from rackplanner.core.ids import slug
@@ -45,8 +45,7 @@ _CONFIG_KEYS = {
 def _int(config: dict[str, Any], key: str, path: Path) -> int:
     value = config[key]
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-        raise InputError(f"{shown_path(path)}: {key} must be a positive whole number (found {shown})")
+        raise InputError(f"{shown_path(path)}: {key} must be a positive whole number (found {show_value(value, 40)})")
     return value
 
 

@@ -27,7 +27,7 @@ from rackplanner.core.catalog.parts import (
     PowerPort,
     RackDevice,
 )
-from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.errors import InputError, describe_validation_error, show_value
 from rackplanner.core.files import write_atomic
 from rackplanner.core.ids import slug
 
@@ -165,14 +165,14 @@ def _read(path: Path) -> dict[str, Any]:
 def _required_text(data: dict[str, Any], key: str, path: Path) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise NetboxError(f"{path}: {key}: required, found {value!r}")
+        raise NetboxError(f"{path}: {key}: required, found {show_value(value)}")
     return value.strip()
 
 
 def _height(data: dict[str, Any], path: Path) -> int:
     value = data.get("u_height", 1)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise NetboxError(f"{path}: u_height: expected a number of rack units, found {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
+        raise NetboxError(f"{path}: u_height: expected a number of rack units, found {show_value(value)}")
     if value != int(value):
         raise NetboxError(f"{path}: u_height: {value} U is not a whole number of rack units")
     return int(value)
@@ -197,14 +197,14 @@ def _power_ports(data: dict[str, Any], path: Path, warnings: list[str]) -> list[
     ports = []
     for index, item in enumerate(raw):
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
-            raise NetboxError(f"{path}: power-ports[{index}].type: required, found {item!r}")
+            raise NetboxError(f"{path}: power-ports[{index}].type: required, found {show_value(item)}")
         port: dict[str, Any] = {"type": item["type"]}
         for key, field in (("maximum_draw", "maximum_draw_w"), ("allocated_draw", "allocated_draw_w")):
             value = item.get(key)
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise NetboxError(f"{path}: power-ports[{index}].{key}: expected watts > 0, found {value!r}")
+                raise NetboxError(f"{path}: power-ports[{index}].{key}: expected watts > 0, found {show_value(value)}")
             port[field] = float(value)
         ports.append(port)
     draws = [p.get("maximum_draw_w") for p in ports]
@@ -338,7 +338,7 @@ def _outlet_groups(outlets: list[Any], wiring: str, path: Path, warnings: list[s
     skipped: Counter[str] = Counter()
     for index, outlet in enumerate(outlets):
         if not isinstance(outlet, dict) or not isinstance(outlet.get("type"), str):
-            raise NetboxError(f"{path}: power-outlets[{index}].type: required, found {outlet!r}")
+            raise NetboxError(f"{path}: power-outlets[{index}].type: required, found {show_value(outlet)}")
         if outlet["type"] not in _OUTLET_TYPES:
             skipped[outlet["type"]] += 1
             continue
