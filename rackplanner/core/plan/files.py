@@ -17,17 +17,16 @@ from pydantic import ValidationError
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import (
+    MOUNTABLE_PARTS,
     Board,
     Chassis,
     Cpu,
     Drive,
     Gpu,
     Memory,
-    NetworkSwitch,
     Nic,
     NvlinkBridge,
     Part,
-    Pdu,
     Psu,
     Server,
 )
@@ -174,7 +173,7 @@ def check_references(plan: Plan, catalog: Catalog) -> list[str]:
     for ri, rack in enumerate(plan.racks):
         need(f"racks[{ri}].part", rack.part, RackPart)
         for di, device in enumerate(rack.devices):
-            need(f"racks[{ri}].devices[{di}].part", device.part, NetworkSwitch, Pdu)
+            need(f"racks[{ri}].devices[{di}].part", device.part, *MOUNTABLE_PARTS)
     for part_id in plan.price_overrides_usd:
         need(f"price_overrides_usd.{part_id[:60]}", part_id, Part)
     return problems

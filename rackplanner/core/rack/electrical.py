@@ -34,38 +34,47 @@ def usable_va(phases: int, voltage_v: float, current_a: float, derating: float =
     return capacity_va(phases, voltage_v, current_a) * derating
 
 
-def outlet_voltage_v(wiring: Wiring, voltage_v: float) -> float:
-    """Voltage at an outlet: line-to-neutral on a wye PDU, line-to-line on a delta PDU."""
-    return voltage_v / math.sqrt(3) if wiring == "wye" else voltage_v
+def branch_voltage_v(wiring: Wiring, voltage_v: float, line: str) -> float:
+    """Voltage across an outlet group: line to line ("L1-L2") the PDU's rated voltage, line to neutral
+    ("L1") that divided by sqrt(3) on a three-phase PDU (230 V of a 400 V wye, 120 V of a 208 V wye).
+
+    A wye PDU can feed both: a 120/208 V L21-30P PDU with C13/C19 outlets wires them line to line
+    at 208 V, its NEMA 5-20R outlets line to neutral at 120 V.
+    """
+    if "-" in line or wiring == "single":
+        return voltage_v
+    return voltage_v / math.sqrt(3)
 
 
 def line_currents_a(wiring: Wiring, branch_currents_a: Mapping[str, float]) -> dict[str, float]:
     """Current in each input line from the current drawn by each branch (outlet group line).
 
-    Wye and single-phase branches sit on one line, so a line carries the sum of its
-    branches. A delta branch L1-L2 draws from two lines; the line currents are phasor
-    differences, e.g. I_L1 = I_L1-L2 - I_L3-L1. All loads are taken at the same power
-    factor (active-PFC power supplies), so each branch current is in phase with its
-    line-to-line voltage and the common power-factor angle does not change magnitudes.
+    A line-to-neutral branch ("L1") sits on one line. A line-to-line branch ("L1-L2") draws from
+    two lines, so line currents are phasor sums, e.g. I_L1 = I_L1N + I_L1-L2 - I_L3-L1. All loads
+    are taken at the same power factor (active-PFC power supplies), so each branch current is in
+    phase with its own voltage and the common power-factor angle does not change magnitudes.
     """
-    if wiring == "delta":
-        phasor = {
-            pair: branch_currents_a.get(pair, 0.0) * cmath.exp(1j * math.radians(angle))
-            for pair, angle in _PAIR_ANGLE_DEG.items()
-        }
-        return {
-            "L1": abs(phasor["L1-L2"] - phasor["L3-L1"]),
-            "L2": abs(phasor["L2-L3"] - phasor["L1-L2"]),
-            "L3": abs(phasor["L3-L1"] - phasor["L2-L3"]),
-        }
-    lines = ("L1",) if wiring == "single" else LINES
-    return {line: branch_currents_a.get(line, 0.0) for line in lines}
+    if wiring == "single":
+        return {"L1": sum(branch_currents_a.values())}
+    phasor = {line: 0j for line in LINES}
+    for line, angle in _LINE_ANGLE_DEG.items():
+        phasor[line] += branch_currents_a.get(line, 0.0) * cmath.exp(1j * math.radians(angle))
+    for pair, angle in _PAIR_ANGLE_DEG.items():
+        current = branch_currents_a.get(pair, 0.0) * cmath.exp(1j * math.radians(angle))
+        first, second = pair.split("-")
+        phasor[first] += current
+        phasor[second] -= current
+    return {line: abs(value) for line, value in phasor.items()}
 
 
-def neutral_current_a(line_currents: Mapping[str, float]) -> float:
-    """Current in the neutral of a wye feed: the phasor sum of the line currents."""
+def neutral_current_a(branch_currents_a: Mapping[str, float]) -> float:
+    """Current in the neutral of a wye feed: the phasor sum of its line-to-neutral branches
+    (line-to-line loads do not use the neutral)."""
     total = sum(
-        (line_currents.get(line, 0.0) * cmath.exp(1j * math.radians(angle)) for line, angle in _LINE_ANGLE_DEG.items()),
+        (
+            branch_currents_a.get(line, 0.0) * cmath.exp(1j * math.radians(angle))
+            for line, angle in _LINE_ANGLE_DEG.items()
+        ),
         start=0j,
     )
     return abs(total)

@@ -33,9 +33,9 @@ class PduState:
     def side(self) -> str | None:
         return self.feed.side if self.feed else None
 
-    @property
-    def outlet_volts(self) -> float:
-        return electrical.outlet_voltage_v(self.part.wiring, pdu_voltage(self))
+    def branch_volts(self, line: str) -> float:
+        """Voltage across an outlet group on ``line`` (line to line, or line to neutral)."""
+        return electrical.branch_voltage_v(self.part.wiring, pdu_voltage(self), line)
 
     def group(self, group_id: str) -> OutletGroup | None:
         return next((g for g in self.part.outlet_groups if g.id == group_id), None)
@@ -159,7 +159,7 @@ def _plug(
     pdu.free[group.id][outlet] -= 1
     share_va = consumer.wall_va / len(consumer.inlets)
     pdu.va_by_group[group.id] += share_va
-    pdu.branch_a[group.line] += share_va / pdu.outlet_volts
+    pdu.branch_a[group.line] += share_va / pdu.branch_volts(group.line)
     pdu.total_va += share_va
     return CordAssignment(
         device=consumer.device,
@@ -212,21 +212,20 @@ def _best_outlet(
 def _max_line_current_after(pdu: PduState, extra_va: float) -> dict[str, float]:
     """For each branch line of the PDU: its highest line current with ``extra_va`` more on that branch."""
     branches = pdu.branch_a
-    extra_a = extra_va / pdu.outlet_volts
     highest: dict[str, float] = {}
     for line in {g.line for g in pdu.part.outlet_groups}:
         trial = dict(branches)
-        trial[line] = trial.get(line, 0.0) + extra_a
+        trial[line] = trial.get(line, 0.0) + extra_va / pdu.branch_volts(line)
         # Rounded so that equal loads compare equal and the breaker decides.
         highest[line] = round(max(electrical.line_currents_a(pdu.part.wiring, trial).values(), default=0.0), 9)
     return highest
 
 
 def branch_currents(pdu: PduState, va_by_group: dict[str, float]) -> dict[str, float]:
-    volts = electrical.outlet_voltage_v(pdu.part.wiring, pdu_voltage(pdu))
+    """Amps drawn on each branch line, from the VA on each outlet group."""
     branches: dict[str, float] = defaultdict(float)
     for group in pdu.part.outlet_groups:
-        branches[group.line] += va_by_group.get(group.id, 0.0) / volts
+        branches[group.line] += va_by_group.get(group.id, 0.0) / pdu.branch_volts(group.line)
     return branches
 
 

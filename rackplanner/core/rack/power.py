@@ -169,9 +169,8 @@ def _pdu_load(pdu: PduState, alive: bool, va_by_group: dict[str, float], scenari
                 scenario,
             )
     breakers = []
-    volts = electrical.outlet_voltage_v(part.wiring, voltage)
     for group in part.outlet_groups:
-        amps = va_by_group.get(group.id, 0.0) / volts
+        amps = va_by_group.get(group.id, 0.0) / pdu.branch_volts(group.line)
         breaker_limit = group.breaker_a * part.derating if group.breaker_a else None
         over = breaker_limit is not None and amps > breaker_limit + 1e-9
         breakers.append(
@@ -205,7 +204,7 @@ def _pdu_load(pdu: PduState, alive: bool, va_by_group: dict[str, float], scenari
         wiring=part.wiring,
         lines=lines,
         breakers=breakers,
-        neutral_a=electrical.neutral_current_a(currents) if part.wiring == "wye" else None,
+        neutral_a=electrical.neutral_current_a(branches) if part.wiring == "wye" else None,
         imbalance_percent=electrical.imbalance_percent(currents),
         load_w=load_va * POWER_FACTOR,
         load_va=load_va,

@@ -19,6 +19,7 @@ from rackplanner.core.catalog.parts.boards import (
 from rackplanner.core.catalog.parts.devices import Cpu, Drive, Gpu, Memory, Nic, NvlinkBridge, PcieSwitch
 from rackplanner.core.catalog.parts.llm import LlmModel
 from rackplanner.core.catalog.parts.rack import (
+    MOUNTABLE_PARTS,
     LineName,
     NetworkSwitch,
     OutletGroup,
@@ -54,6 +55,7 @@ PART_KINDS: dict[str, type[Part]] = {
 }
 
 __all__ = [
+    "MOUNTABLE_PARTS",
     "PART_KINDS",
     "PCIE_GBS_PER_LANE",
     "BifurcationGroup",

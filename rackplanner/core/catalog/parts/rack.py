@@ -26,7 +26,11 @@ LineName = Literal["L1", "L2", "L3", "L1-L2", "L2-L3", "L3-L1"]
 
 
 class OutletGroup(Frozen):
-    """Outlets behind one breaker, wired line-to-neutral (wye) or line-to-line (delta)."""
+    """Outlets behind one breaker, wired line to neutral ("L1") or line to line ("L1-L2").
+
+    A delta PDU has line-to-line groups only; a wye PDU can have both (a 208 V L21-30P PDU's C13
+    and C19 outlets line to line, its NEMA 5-20R outlets line to neutral).
+    """
 
     id: KebabId
     line: LineName
@@ -58,8 +62,8 @@ class Pdu(Part):
         for group in self.outlet_groups:
             if self.wiring == "delta" and "-" not in group.line:
                 raise ValueError(f"outlet group {group.id}: a delta PDU feeds line pairs like L1-L2")
-            if self.wiring != "delta" and "-" in group.line:
-                raise ValueError(f"outlet group {group.id}: a {self.wiring} PDU feeds L1/L2/L3")
+            if self.wiring == "single" and group.line != "L1":
+                raise ValueError(f"outlet group {group.id}: a single-phase PDU feeds L1 only")
         return self
 
 
@@ -114,3 +118,7 @@ class RackDevice(Part):
         if not draws or any(d is None for d in draws):
             return None
         return sum(d or 0.0 for d in draws)
+
+
+# The catalog parts a rack holds as devices of their own (a server is mounted as a machine).
+MOUNTABLE_PARTS: tuple[type[Part], ...] = (NetworkSwitch, Pdu, RackDevice)

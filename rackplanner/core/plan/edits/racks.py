@@ -6,9 +6,7 @@ from typing import Any, Literal
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import (
-    NetworkSwitch,
-    Pdu,
-    RackDevice,
+    MOUNTABLE_PARTS,
 )
 from rackplanner.core.catalog.parts import Rack as RackPart
 from rackplanner.core.ids import free_id, slug_id
@@ -165,7 +163,7 @@ def mount_device(
             if any(d.machine == machine for d in other.devices):
                 raise EditRefused(f"machine {machine!r} is already mounted in {other.name}")
     if part is not None:
-        _need(catalog, part, (NetworkSwitch, Pdu, RackDevice), "rack device")
+        _need(catalog, part, MOUNTABLE_PARTS, "rack device")
     if feed is not None and not any(f.id == feed for f in plan.feeds):
         raise EditRefused(f"feed {feed!r} is not in the plan")
     new_id = device_id or slug_id(name, {d.id for d in old.devices})
