@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, NoReturn
@@ -47,9 +47,28 @@ def finite(text: str) -> float:
     return value
 
 
+def for_file(choices: tuple[str, ...] | None, most: float = 0.0) -> Callable[[str], tuple[str | None, float | str]]:
+    """An option given for every file (``32``) or for one (``AP8881.yaml=32``): (file or None, value)."""
+
+    def parse(text: str) -> tuple[str | None, float | str]:
+        name, _, value = text.rpartition("=")
+        if choices is not None:
+            if value not in choices:
+                raise argparse.ArgumentTypeError(f"{value!r} is not one of {', '.join(choices)}")
+            return name or None, value
+        number = finite(value)
+        if not 0 < number <= most:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a figure from 0 to {most:g}")
+        return name or None, number
+
+    return parse
+
+
 def one_line(text: str) -> str:
     """A message as one line: control characters (a newline in a file name) shown escaped."""
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 COMMANDS = ("open", "check", "catalog", "topo", "power", "import-netbox", "estimate", "capacity", "export")
 
 
@@ -104,15 +123,43 @@ def build_parser() -> argparse.ArgumentParser:
     netbox = sub.add_parser(
         "import-netbox",
         parents=[common],
-        help="add NetBox community device types (YAML) to your catalog as rack devices, switches or PDUs",
+        help="add NetBox community device types (YAML) to your catalog as rack devices, switches or PDUs; "
+        "each file reports on its own and the rest go on",
     )
     netbox.add_argument("files", nargs="+", type=Path, metavar="FILE")
     netbox.add_argument("--to", type=Path, metavar="DIR", help="catalog folder to add them to (default: yours)")
-    netbox.add_argument("--as", dest="as_kind", choices=("rack-device", "switch", "pdu"), help="import as this kind")
-    netbox.add_argument("--voltage", type=finite, metavar="V", help="a PDU's input voltage, when its plug does not say")
-    netbox.add_argument("--current", type=finite, metavar="A", help="a PDU's input current, when its plug does not say")
+    per_file = " (repeatable; FILE=VALUE gives it for one file)"
     netbox.add_argument(
-        "--wiring", choices=("single", "wye", "delta"), help="a PDU's wiring, when its plug does not say"
+        "--as",
+        dest="as_kind",
+        action="append",
+        type=for_file(("rack-device", "switch", "pdu")),
+        metavar="KIND",
+        help="import as rack-device, switch or pdu" + per_file,
+    )
+    netbox.add_argument(
+        "--voltage",
+        action="append",
+        type=for_file(None, most=1000),
+        metavar="V",
+        help="a PDU's input voltage, when its plug does not say" + per_file,
+    )
+    netbox.add_argument(
+        "--current",
+        action="append",
+        type=for_file(None, most=1000),
+        metavar="A",
+        help="a PDU's input current, when its plug does not say" + per_file,
+    )
+    netbox.add_argument(
+        "--wiring",
+        action="append",
+        type=for_file(("single", "wye", "delta")),
+        metavar="WIRING",
+        help="a PDU's wiring (single, wye, delta), when its plug does not say" + per_file,
+    )
+    netbox.add_argument(
+        "--replace", action="store_true", help="replace a catalog part whose id an imported file has (else refused)"
     )
     netbox.add_argument("--dry-run", action="store_true", help="check and print, write nothing")
     netbox.add_argument("--json", action="store_true", help="machine-readable output")
@@ -223,7 +270,7 @@ def _dispatch(args: argparse.Namespace, catalog: Catalog, commands: ModuleType) 
     if args.command == "power":
         return int(commands.power(args.plan, catalog, args.rack, as_json=args.json))
     if args.command == "import-netbox":
-        return int(commands.import_netbox(args))
+        return int(commands.import_netbox(args, catalog))
     if args.command == "estimate":
         return int(commands.estimate(args, catalog))
     if args.command == "export":

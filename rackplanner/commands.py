@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections import Counter
 from pathlib import Path
 
 from rackplanner.core.analysis import analyse
 from rackplanner.core.catalog.figures import key_figures
 from rackplanner.core.catalog.loading import Catalog, user_catalog_dir
-from rackplanner.core.catalog.netbox import add_to_catalog, import_device_type
+from rackplanner.core.catalog.netbox import ImportResult, PerFile, add_to_catalog, import_batch
 from rackplanner.core.catalog.parts import PART_KINDS
 from rackplanner.core.errors import InputError
 from rackplanner.core.files import strict_json
@@ -16,6 +18,9 @@ from rackplanner.core.machine.topology import format_topology
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.summary import format_summary, summarize
 from rackplanner.core.rack.power_text import format_power
+
+# Exit status of a command whose input (a file, an option) was not usable, as rackplanner.cli says.
+EXIT_BAD_INPUT = 2
 
 
 def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
@@ -79,26 +84,58 @@ def power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool)
     return 0
 
 
-def import_netbox(args: argparse.Namespace) -> int:
-    results = [
-        import_device_type(f, as_kind=args.as_kind, voltage_v=args.voltage, current_a=args.current, wiring=args.wiring)
-        for f in args.files
-    ]
+def import_netbox(args: argparse.Namespace, catalog: Catalog) -> int:
+    """Import each file on its own; the exit status says whether any could not be imported."""
+    results = import_batch(
+        args.files,
+        catalog=catalog,
+        replace=args.replace,
+        as_kind=_per_file(args.as_kind),
+        voltage_v=_per_file(args.voltage),
+        current_a=_per_file(args.current),
+        wiring=_per_file(args.wiring),
+    )
     folder = args.to or user_catalog_dir()
     written = [] if args.dry_run else add_to_catalog(results, folder)
+    problems = [r for r in results if r.status != "imported"]
     if args.json:
-        data = {"imported": [r.model_dump() for r in results], "written": [str(p) for p in written]}
+        data = {
+            "results": [r.model_dump() for r in results],
+            "written": [str(p) for p in written],
+            "imported": len(results) - len(problems),
+            "failed": len(problems),
+        }
         print(strict_json(data))
-        return 0
+        return EXIT_BAD_INPUT if problems else 0
     for result in results:
-        print(f"{result.path}: {result.kind} {result.part['id']} ({result.part['vendor']} {result.part['model']})")
+        if result.status != "imported" or result.part is None:
+            continue
+        part = result.part
+        print(f"{result.path}: {result.kind} {part['id']} ({part['vendor']} {part['model']})")
+        print(f"  as a {result.kind} because: {'; '.join(result.role_reasons)}")
         for warning in result.warnings:
-            print(f"  warning: {warning}")
+            print(f"  not used: {warning}")
     for path in written:
         print(f"wrote {path}")
     if args.dry_run:
         print("dry run: nothing written")
-    return 0
+    print(_import_summary(results))
+    for problem in problems:
+        print(f"rackplanner: {problem.error}", file=sys.stderr)
+    return EXIT_BAD_INPUT if problems else 0
+
+
+def _per_file(given: list[tuple[str | None, float | str]] | None) -> PerFile:
+    """The figures an option was given: the last one without a file name for every file, the others by file."""
+    values = given or []
+    everyone = [value for name, value in values if name is None]
+    return PerFile(everyone[-1] if everyone else None, tuple((n, v) for n, v in values if n is not None))
+
+
+def _import_summary(results: list[ImportResult]) -> str:
+    counts = Counter(r.kind or "failed" if r.status == "imported" else r.status for r in results)
+    listed = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+    return f"{len(results)} file(s): {listed}"
 
 
 def estimate(args: argparse.Namespace, catalog: Catalog) -> int:

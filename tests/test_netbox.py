@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from rackplanner.core.catalog.loading import load_catalog
-from rackplanner.core.catalog.netbox import NetboxError, add_to_catalog, import_device_type, to_device_type
+from rackplanner.core.catalog.netbox import NetboxError, add_to_catalog, import_device_type
+from rackplanner.core.catalog.netbox.device_types import check_device_type, to_device_type
 from rackplanner.core.catalog.parts import NetworkSwitch, Pdu, RackDevice
 from tests.conftest import REPO
 
@@ -22,8 +23,9 @@ def test_switch_import(tmp_path: Path) -> None:
     # 8 x 25G SFP28 + 2 x 100G QSFP28 data ports; the management port and LAG are not data ports.
     assert [(g.count, g.speed_gbps, g.connector) for g in switch.ports] == [(8, 25, "sfp28"), (2, 100, "qsfp28")]
     assert (switch.height_u, switch.is_full_depth, switch.weight_kg, switch.psu_count) == (1, False, 9.5, 2)
-    # Equal round maximum_draw on both PSUs is the nameplate fault; allocated_draw 2 x 210 W is used.
-    assert switch.power_max_w == 420
+    # Equal round maximum_draw on both PSUs is the nameplate fault. allocated_draw 210 W on both
+    # redundant PSUs is the switch's draw repeated per feed: 210 W, not 420 (NetBox adds ports up).
+    assert switch.power_max_w == 210
     assert any("nameplate" in w for w in result.warnings)
 
 
@@ -41,7 +43,9 @@ def test_nameplate_given_as_draw_is_not_trusted() -> None:
 def test_psus_as_module_bays_are_reported() -> None:
     result = import_device_type(FIXTURES / "storage-module-bays.yaml")
     assert result.kind == "rack-device"
-    assert result.part["power_ports"] == []
+    # Two PSU bays: two cords (C14 assumed, said so), draw unknown rather than guessed.
+    assert result.part["power_ports"] == [{"type": "iec-60320-c14"}] * 2
+    assert "power_max_w" not in result.part
     assert any("module bays (PSU1, PSU2)" in w for w in result.warnings)
 
 
@@ -86,7 +90,9 @@ def test_round_trip_through_netbox_form(tmp_path: Path) -> None:
         model = {"switch": NetworkSwitch, "pdu": Pdu, "rack-device": RackDevice}[first.kind]
         part = model.model_validate(first.part)
         exported = tmp_path / f"out-{name}"
-        exported.write_text(yaml.safe_dump(to_device_type(part)), encoding="utf-8")
+        device_type = to_device_type(part)
+        check_device_type(device_type, name)  # valid for the NetBox library's own schema
+        exported.write_text(yaml.safe_dump(device_type), encoding="utf-8")
         again = model.model_validate(import_device_type(exported, as_kind=first.kind).part)
         keep = {"source", "notes"}
         assert again.model_dump(exclude=keep) == part.model_dump(exclude=keep), name

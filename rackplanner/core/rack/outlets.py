@@ -15,7 +15,7 @@ from rackplanner.core.catalog.parts import OutletGroup, Pdu
 from rackplanner.core.findings import RackFindings
 from rackplanner.core.plan.model import Feed, MountedDevice, Plan, Rack
 from rackplanner.core.rack import electrical
-from rackplanner.core.rack.power_model import Consumer, CordAssignment, short_connector
+from rackplanner.core.rack.power_model import Consumer, CordAssignment, outlets_accepting, short_connector
 
 
 @dataclass
@@ -119,12 +119,13 @@ def assign_cords(
                 [override.device],
             )
             continue
-        outlet = consumer.outlet_types[override.psu_index]
-        if pdu.free[group.id][outlet] <= 0:
+        wanted = consumer.outlet_types[override.psu_index]
+        outlet = _free_outlet(pdu, group, wanted)
+        if outlet is None:
             found.add(
                 "error",
                 "outlet-unavailable",
-                f"{where} is set to {pdu.device.name} {group.id}, which has no free {short_connector(outlet)} outlet; "
+                f"{where} is set to {pdu.device.name} {group.id}, which has no free {short_connector(wanted)} outlet; "
                 "assigned automatically instead.",
                 [override.device, pdu.device.id],
             )
@@ -147,8 +148,8 @@ def assign_cords(
                     [consumer.device],
                 )
                 continue
-            pdu, group = choice
-            cords.append(_plug(pdu, group, consumer, index, outlet, manual=False))
+            pdu, group, used = choice
+            cords.append(_plug(pdu, group, consumer, index, used, manual=False))
     cords.sort(key=lambda c: (c.device, c.psu_index))
     return cords
 
@@ -173,9 +174,14 @@ def _plug(
     )
 
 
+def _free_outlet(pdu: PduState, group: OutletGroup, outlet: str) -> str | None:
+    """The outlet type in ``group`` a cord for ``outlet`` uses: its own type if free, else a combination one."""
+    return next((kind for kind in outlets_accepting(outlet) if pdu.free[group.id][kind] > 0), None)
+
+
 def _best_outlet(
     pdus: list[PduState], consumer: Consumer, index: int, outlet: str
-) -> tuple[PduState, OutletGroup] | None:
+) -> tuple[PduState, OutletGroup, str] | None:
     """PSU 1 to side A, PSU 2 to side B, ...; on that side, the group leaving the lines most even.
 
     Among groups that leave the lines equally loaded (several breakers on one line), the one
@@ -191,21 +197,23 @@ def _best_outlet(
     # Groups on one line leave the PDU's lines alike: one figure per (PDU, line), not per group.
     after: dict[int, dict[str, float]] = {}
     for preference in (ordered[: sum(1 for p in pdus if p.side == wanted)], ordered):
-        best: tuple[tuple[float, float, int], PduState, OutletGroup] | None = None
+        best: tuple[tuple[float, float, int, int], PduState, OutletGroup, str] | None = None
         for order, pdu in enumerate(preference):
             for group in pdu.part.outlet_groups:
-                if pdu.free[group.id][outlet] <= 0:
+                used = _free_outlet(pdu, group, outlet)
+                if used is None:
                     continue
                 if id(pdu) not in after:
                     after[id(pdu)] = _max_line_current_after(pdu, share_va)
                 line_a = after[id(pdu)][group.line]
                 group_va = pdu.va_by_group.get(group.id, 0.0) + share_va
                 breaker_share = group_va / group.breaker_a if group.breaker_a else group_va
-                score = (line_a, breaker_share, order)
+                # Combination outlets last among equals: they are kept for the cords only they can take.
+                score = (line_a, breaker_share, int(used != outlet), order)
                 if best is None or score < best[0]:
-                    best = (score, pdu, group)
+                    best = (score, pdu, group, used)
         if best is not None:
-            return best[1], best[2]
+            return best[1], best[2], best[3]
     return None
 
 

@@ -15,6 +15,15 @@ OUTLET_FOR_INLET = {
     "iec-60320-c20": "iec-60320-c19",
 }
 DEFAULT_INLET = "iec-60320-c14"
+# Combination outlets take a C14 or a C20 plug (HDOT Cx, Eaton's C39): they serve C13 and C19 cords.
+COMBINATION_OUTLETS = ("hdot-cx", "eaton-c39")
+
+
+def outlets_accepting(outlet_type: str) -> tuple[str, ...]:
+    """The outlet types a cord made for ``outlet_type`` plugs into, its own type first."""
+    if outlet_type in ("iec-60320-c13", "iec-60320-c19"):
+        return (outlet_type, *COMBINATION_OUTLETS)
+    return (outlet_type,)
 
 SCENARIOS = ("normal", "feed-a-failed", "feed-b-failed")
 SCENARIO_LABELS = {"normal": "Normal", "feed-a-failed": "Feed A failed", "feed-b-failed": "Feed B failed"}

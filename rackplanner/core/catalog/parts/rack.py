@@ -21,7 +21,7 @@ class Rack(Part):
     zero_u_channels: int = Field(default=2, ge=0, le=8)
 
 
-OutletType = Literal["iec-60320-c13", "iec-60320-c19", "nema-5-15r", "nema-5-20r"]
+OutletType = Literal["iec-60320-c13", "iec-60320-c19", "nema-5-15r", "nema-5-20r", "hdot-cx", "eaton-c39"]
 LineName = Literal["L1", "L2", "L3", "L1-L2", "L2-L3", "L3-L1"]
 
 
@@ -107,13 +107,17 @@ class RackDevice(Part):
     depth_mm: float | None = Field(default=None, gt=0, le=1e4)
     weight_kg: float | None = Field(default=None, gt=0, le=1e5)
     power_ports: list[PowerPort] = Field(default_factory=list)
+    # The whole device's maximum draw at the wall, shared by its power ports (redundant PSUs share it).
+    power_max_w: float | None = Field(default=None, gt=0, le=1e6)
     interfaces: list[PortGroup] = Field(default_factory=list)
     # Out-of-band management ports (BMC/iDRAC/iLO) among the interfaces.
     mgmt_ports: int = Field(default=0, ge=0, le=256)
 
     @property
     def draw_w(self) -> float | None:
-        """The device's draw over all its power ports (as NetBox sums it); None if any port's is unknown."""
+        """The device's maximum draw: ``power_max_w``, else each port's own draw added up (None if one is unknown)."""
+        if self.power_max_w is not None:
+            return self.power_max_w
         draws = [p.maximum_draw_w or p.allocated_draw_w for p in self.power_ports]
         if not draws or any(d is None for d in draws):
             return None

@@ -1,0 +1,251 @@
+"""Import NetBox community device types as catalog entries: one file, or a batch that reports each file.
+
+Each file is read (``reading``), its kind decided from what it says (``roles``), its power and
+PDU electrics worked out (``power``, ``pdu``), and the entry validated as a catalog part. What the
+file says that is not used is listed with the reason (a nameplate rating given as a draw, outlets on
+one leg of a three-phase PDU, PSUs as module bays). Ids keep the manufacturer as a namespace, and
+an id a catalog already has is refused unless replacing is asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from rackplanner.core import files
+from rackplanner.core.catalog.loading import MAX_CATALOG_FILE_BYTES, Catalog
+from rackplanner.core.catalog.netbox.pdu import pdu_fields
+from rackplanner.core.catalog.netbox.power import device_power
+from rackplanner.core.catalog.netbox.reading import DeviceFile, NetboxError, read_device_file
+from rackplanner.core.catalog.netbox.roles import decide_role
+from rackplanner.core.catalog.netbox.speeds import interface_speed
+from rackplanner.core.catalog.parts import NetworkSwitch, Part, Pdu, RackDevice
+from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.ids import slug
+
+KINDS = ("rack-device", "switch", "pdu")
+_MODELS: dict[str, type[Part]] = {"rack-device": RackDevice, "switch": NetworkSwitch, "pdu": Pdu}
+# NVIDIA (Mellanox) InfiniBand switch families by model name: SwitchX-2 SX6xxx (FDR), Switch-IB 2
+# SB7xxx (EDR), Quantum QM87xx (HDR), Quantum-2 QM97xx (NDR) and the CS7500/CS8500 directors.
+INFINIBAND_MODELS = re.compile(r"^(m?sx6|m?sb7|m?qm[89]|cs[78]5)", re.IGNORECASE)
+Status = Literal["imported", "failed", "collision"]
+
+
+class ImportResult(BaseModel):
+    path: str
+    status: Status = "imported"
+    kind: str | None = None
+    part: dict[str, Any] | None = None
+    role_reasons: list[str] = []
+    warnings: list[str] = []  # what the file says that was not used, and why
+    error: str | None = None
+
+
+def import_device_type(
+    path: Path,
+    *,
+    as_kind: str | None = None,
+    voltage_v: float | None = None,
+    current_a: float | None = None,
+    wiring: str | None = None,
+) -> ImportResult:
+    """Read one device-type file into a catalog entry (a dict ready for YAML); ``NetboxError`` if it cannot be."""
+    device = read_device_file(path)
+    where = device.where
+    role = decide_role(device)
+    kind = as_kind or role.kind
+    if kind not in KINDS:
+        raise NetboxError(f"{where}: cannot import as {kind!r}; choose one of {', '.join(KINDS)}")
+    reasons = [f"--as {kind}"] if as_kind else role.reasons
+    notes: list[str] = []
+    entry: dict[str, Any] = {
+        "id": part_id(device),
+        "vendor": device.manufacturer,
+        "model": device.model,
+        "source": [
+            f"NetBox device type {device.path.name}" + (f": {device.first_url()}" if device.first_url() else "")
+        ],
+    }
+    height = _whole_units(device, kind)
+    if kind == "pdu":
+        entry.update(pdu_fields(device, voltage_v=voltage_v, current_a=current_a, wiring=wiring, notes=notes))
+        entry["height_u"] = height
+    else:
+        entry["height_u"] = height
+        entry["is_full_depth"] = device.is_full_depth
+        power = device_power(device)
+        notes.extend(power.untrusted)
+        groups, mgmt = port_groups(device)
+        if kind == "switch":
+            entry.update(_switch_fields(device, groups, power.inlets, notes))
+            if power.draw_w is not None:
+                entry["power_max_w"] = power.draw_w
+        else:
+            entry["power_ports"] = [{"type": inlet} for inlet in power.inlets]
+            entry["interfaces"] = groups
+            entry["mgmt_ports"] = mgmt
+            if power.draw_w is not None:
+                entry["power_max_w"] = power.draw_w
+    if device.weight_kg is not None:
+        entry["weight_kg"] = round(device.weight_kg, 2)
+    if notes:
+        entry["notes"] = "Imported from NetBox. " + " ".join(notes)
+    try:
+        _MODELS[kind].model_validate(entry)
+    except ValidationError as exc:
+        raise NetboxError(f"{where}: {describe_validation_error(exc)}") from None
+    return ImportResult(path=str(path), kind=kind, part=entry, role_reasons=reasons, warnings=notes)
+
+
+def part_id(device: DeviceFile) -> str:
+    """The catalog id: the file's slug (or model), prefixed with the manufacturer unless it already is."""
+    maker = slug(device.manufacturer, "maker")
+    base = slug(device.slug or device.model, "device", dots=True)
+    # Library slugs start with the manufacturer ("apc-ap8868", "server-technology-..."), sometimes with its first word.
+    prefixes = (maker + "-", maker.split("-")[0] + "-")
+    return base if base.startswith(prefixes) else f"{maker}-{base}"
+
+
+def _whole_units(device: DeviceFile, kind: str) -> int:
+    height = device.u_height
+    if height != int(height):
+        raise NetboxError(f"{device.where}: u_height: {height:g} U is not a whole number of rack units")
+    if height == 0 and kind != "pdu":
+        child = device.subdevice_role == "child"
+        reason = "a child device that sits in its parent's bay; import the parent" if child else "0 U"
+        raise NetboxError(f"{device.where}: u_height: a {kind} needs a height of at least 1 U ({reason})")
+    return int(height)
+
+
+def port_groups(device: DeviceFile) -> tuple[list[dict[str, Any]], int]:
+    """Data ports grouped by speed and connector, and the count of management ports."""
+    groups: Counter[tuple[float, str]] = Counter()
+    mgmt = 0
+    for interface in device.interfaces:
+        if interface.get("mgmt_only"):
+            mgmt += 1
+            continue
+        speed = interface_speed(interface)
+        if speed is not None:
+            groups[speed] += 1
+    rows = [{"count": n, "speed_gbps": s, "connector": c} for (s, c), n in sorted(groups.items())]
+    return rows, mgmt
+
+
+def _switch_fields(
+    device: DeviceFile, groups: list[dict[str, Any]], inlets: list[str], notes: list[str]
+) -> dict[str, Any]:
+    if not groups:
+        raise NetboxError(f"{device.where}: interfaces: a switch needs at least one data port")
+    typed_ib = any(str(i.get("type", "")).startswith("infiniband") for i in device.interfaces)
+    named_ib = bool(INFINIBAND_MODELS.match(device.model)) and device.manufacturer.lower() in ("mellanox", "nvidia")
+    if named_ib and not typed_ib:
+        notes.append(
+            f"{device.model} is an InfiniBand switch family, but the file types its ports as Ethernet; "
+            "imported as InfiniBand."
+        )
+    fields: dict[str, Any] = {
+        "fabric": "infiniband" if typed_ib or named_ib else "ethernet",
+        "ports": groups,
+        "psu_count": max(1, len(inlets)),
+    }
+    if inlets and inlets[0] in ("iec-60320-c14", "iec-60320-c20", "iec-60320-c16"):
+        fields["inlet"] = inlets[0]
+    return fields
+
+
+# --- a batch, and the catalog folder it goes into -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class PerFile:
+    """A figure given for every file (``32``) or for one (``AP8881.yaml=32``), as the options are written."""
+
+    default: float | str | None = None
+    by_file: tuple[tuple[str, float | str], ...] = ()
+
+    def for_path(self, path: Path) -> float | str | None:
+        for name, value in self.by_file:
+            if name in (str(path), path.name, path.stem):
+                return value
+        return self.default
+
+
+def import_batch(
+    paths: list[Path],
+    *,
+    catalog: Catalog | None = None,
+    replace: bool = False,
+    as_kind: PerFile = PerFile(),
+    voltage_v: PerFile = PerFile(),
+    current_a: PerFile = PerFile(),
+    wiring: PerFile = PerFile(),
+) -> list[ImportResult]:
+    """Every file on its own: one that cannot be imported says why (and which figure to give), the others go on."""
+    results = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        try:
+            result = import_device_type(
+                path,
+                as_kind=_text(as_kind.for_path(path)),
+                voltage_v=_number(voltage_v.for_path(path)),
+                current_a=_number(current_a.for_path(path)),
+                wiring=_text(wiring.for_path(path)),
+            )
+        except InputError as exc:
+            results.append(ImportResult(path=str(path), status="failed", error=str(exc)))
+            continue
+        assert result.part is not None
+        new_id = result.part["id"]
+        existing = catalog.get(new_id) if catalog is not None else None
+        if new_id in seen:
+            result.status, result.error = "collision", f"{files.shown(path)}: id {new_id} is also {seen[new_id]}'s"
+        elif existing is not None and not replace:
+            result.status = "collision"
+            result.error = (
+                f"{files.shown(path)}: id {new_id} is already {existing.label} ({existing.kind}) in the catalog; "
+                "not imported (give --replace to replace it)"
+            )
+        elif existing is not None:
+            result.warnings.append(f"Replaces the catalog's {existing.label} ({existing.kind}).")
+        seen.setdefault(new_id, files.shown(path))
+        results.append(result)
+    return results
+
+
+def _number(value: float | str | None) -> float | None:
+    return float(value) if value is not None else None
+
+
+def _text(value: float | str | None) -> str | None:
+    return str(value) if value is not None else None
+
+
+def add_to_catalog(results: list[ImportResult], folder: Path) -> list[Path]:
+    """Merge imported entries into ``folder/<kind>.yaml`` (same id replaced), each file written atomically."""
+    imported = [r for r in results if r.status == "imported" and r.part is not None and r.kind]
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for kind in sorted({r.kind for r in imported if r.kind}):
+        path = folder / f"{kind}.yaml"
+        existing: list[Any] = []
+        if path.exists():
+            try:
+                loaded = files.read_yaml(path, what="catalog", max_bytes=MAX_CATALOG_FILE_BYTES)
+            except InputError as exc:
+                raise NetboxError(f"{exc}; not changed") from None
+            if loaded is not None and not isinstance(loaded, list):
+                raise NetboxError(f"{files.shown(path)}: expected a list of {kind} entries; not changed")
+            existing = loaded or []
+        new = {r.part["id"]: r.part for r in imported if r.kind == kind and r.part}
+        merged = [e for e in existing if not (isinstance(e, dict) and e.get("id") in new)] + list(new.values())
+        files.write_atomic(path, yaml.safe_dump(merged, sort_keys=False, allow_unicode=True).encode("utf-8"))
+        written.append(path)
+    return written
