@@ -106,6 +106,8 @@ def import_netbox(args: argparse.Namespace, catalog: Catalog) -> int:
             "failed": len(problems),
         }
         print(strict_json(data))
+        for problem in problems:
+            print(f"rackplanner: {problem.error}", file=sys.stderr)
         return EXIT_BAD_INPUT if problems else 0
     for result in results:
         if result.status != "imported" or result.part is None:
