@@ -69,7 +69,18 @@ def one_line(text: str) -> str:
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
-COMMANDS = ("open", "check", "catalog", "topo", "power", "import-netbox", "estimate", "capacity", "export")
+COMMANDS = (
+    "open",
+    "check",
+    "catalog",
+    "topo",
+    "power",
+    "import-netbox",
+    "import-netbox-export",
+    "estimate",
+    "capacity",
+    "export",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -164,6 +175,15 @@ def build_parser() -> argparse.ArgumentParser:
     netbox.add_argument("--dry-run", action="store_true", help="check and print, write nothing")
     netbox.add_argument("--json", action="store_true", help="machine-readable output")
 
+    back = sub.add_parser(
+        "import-netbox-export",
+        parents=[common],
+        help="read back a folder 'export --netbox' wrote (after NetBox, too) as a plan file",
+    )
+    back.add_argument("folder", type=Path, metavar="DIR")
+    back.add_argument("--out", type=Path, required=True, metavar="PLAN.json", help="the plan file to write")
+    back.add_argument("--json", action="store_true", help="machine-readable output")
+
     estimate = sub.add_parser(
         "estimate",
         parents=[common],
@@ -199,11 +219,18 @@ def build_parser() -> argparse.ArgumentParser:
     capacity.add_argument("--json", action="store_true", help="machine-readable output")
 
     export = sub.add_parser(
-        "export", parents=[common], help="bill of materials: a PDF report (and a CSV of the lines) for a vendor"
+        "export",
+        parents=[common],
+        help="the PDF report and BOM CSV for a vendor, a NetBox import set, rack elevations as SVG or PNG",
     )
     export.add_argument("plan", type=Path)
     export.add_argument("--pdf", type=Path, metavar="OUT.pdf", help="write the PDF report here")
     export.add_argument("--csv", type=Path, metavar="OUT.csv", help="write the BOM lines as CSV here")
+    export.add_argument(
+        "--netbox", type=Path, metavar="DIR", help="write NetBox device types (YAML) and bulk-import CSV files here"
+    )
+    export.add_argument("--svg", type=Path, metavar="DIR", help="write each rack's elevation, front and rear, as SVG")
+    export.add_argument("--png", type=Path, metavar="DIR", help="write each rack's elevation, front and rear, as PNG")
     export.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
     export.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
@@ -271,6 +298,8 @@ def _dispatch(args: argparse.Namespace, catalog: Catalog, commands: ModuleType) 
         return int(commands.power(args.plan, catalog, args.rack, as_json=args.json))
     if args.command == "import-netbox":
         return int(commands.import_netbox(args, catalog))
+    if args.command == "import-netbox-export":
+        return int(commands.import_netbox_export(args, catalog))
     if args.command == "estimate":
         return int(commands.estimate(args, catalog))
     if args.command == "export":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -116,11 +117,13 @@ def import_netbox(args: argparse.Namespace, catalog: Catalog) -> int:
         print(f"{result.path}: {result.kind} {part['id']} ({part['vendor']} {part['model']})")
         print(f"  as a {result.kind} because: {'; '.join(result.role_reasons)}")
         for warning in result.warnings:
-            print(f"  not used: {warning}")
+            print(f"  note: {warning}")
     for path in written:
         print(f"wrote {path}")
     if args.dry_run:
         print("dry run: nothing written")
+    print()
+    print(_import_table(results))
     print(_import_summary(results))
     for problem in problems:
         print(f"rackplanner: {problem.error}", file=sys.stderr)
@@ -132,6 +135,43 @@ def _per_file(given: list[tuple[str | None, float | str]] | None) -> PerFile:
     values = given or []
     everyone = [value for name, value in values if name is None]
     return PerFile(everyone[-1] if everyone else None, tuple((n, v) for n, v in values if n is not None))
+
+
+def _import_table(results: list[ImportResult]) -> str:
+    """One line per file: what it became and its key figures, or what it needs."""
+    rows = [("file", "result", "part", "figures")]
+    for result in results:
+        name = Path(result.path).name
+        if result.status != "imported" or result.part is None:
+            error = result.error or ""
+            needs = re.search(r"give (--\w+)", error)
+            rows.append((name, result.status, "", f"needs {needs.group(1)}" if needs else error.split(": ")[-1][:60]))
+            continue
+        rows.append((name, str(result.kind), result.part["id"], _import_figures(result.kind, result.part)))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)) + "  " + row[3]
+        for row in rows
+    )
+
+
+def _import_figures(kind: str | None, part: dict[str, object]) -> str:
+    if kind == "pdu":
+        groups = part["outlet_groups"]
+        assert isinstance(groups, list)
+        outlets = sum(sum(g["outlets"].values()) for g in groups)
+        wiring = "1-phase" if part["phases"] == 1 else f"3-phase {part['wiring']}"
+        return f"{wiring} {part['voltage_v']:g} V {part['input_current_a']:g} A, {outlets} outlets"
+    draw = part.get("power_max_w")
+    watts = f"{draw:g} W" if isinstance(draw, (int, float)) else "draw unknown"
+    if kind == "switch":
+        ports = part["ports"]
+        assert isinstance(ports, list)
+        speeds = " + ".join(f"{g['count']}x{g['speed_gbps']:g}G" for g in ports)
+        return f"{part['fabric']} {speeds}, {watts}"
+    ports = part.get("power_ports")
+    cords = len(ports) if isinstance(ports, list) else 0
+    return f"{part['height_u']} U, {cords} cord{'s' if cords != 1 else ''}, {watts}"
 
 
 def _import_summary(results: list[ImportResult]) -> str:
@@ -185,22 +225,53 @@ def list_catalog(catalog: Catalog, kind: str | None, search: str | None, *, as_j
 def export(args: argparse.Namespace, catalog: Catalog) -> int:
     from rackplanner.report.export import export_report
 
-    if args.pdf is None and args.csv is None:
-        raise InputError("export: give --pdf OUT.pdf and/or --csv OUT.csv")
+    if not any((args.pdf, args.csv, args.netbox, args.svg, args.png)):
+        raise InputError(
+            "export: give at least one of --pdf OUT.pdf, --csv OUT.csv, --netbox DIR, --svg DIR, --png DIR"
+        )
     plan = load_plan(args.plan, catalog)
     result = export_report(plan, catalog, pdf=args.pdf, csv=args.csv, page_size=args.page_size)
-    if args.json:
-        data = {
-            "pdf": str(result.pdf.path) if result.pdf else None,
-            "pages": result.pdf.pages if result.pdf else None,
-            "csv": str(result.csv) if result.csv else None,
-        }
-        print(strict_json(data))
-        return 0
+    data: dict[str, object] = {
+        "pdf": str(result.pdf.path) if result.pdf else None,
+        "pages": result.pdf.pages if result.pdf else None,
+        "csv": str(result.csv) if result.csv else None,
+    }
+    lines = []
     if result.pdf is not None:
-        print(f"wrote {result.pdf.path} ({result.pdf.pages} pages, {args.page_size.upper()})")
+        lines.append(f"wrote {result.pdf.path} ({result.pdf.pages} pages, {args.page_size.upper()})")
     if result.csv is not None:
-        print(f"wrote {result.csv}")
+        lines.append(f"wrote {result.csv}")
+    if args.netbox is not None:
+        from rackplanner.report.netbox_export import export_netbox
+
+        netbox = export_netbox(plan, catalog, args.netbox)
+        data["netbox"] = {"folder": str(netbox.folder), "device_types": len(netbox.device_types), **netbox.tables}
+        tables = ", ".join(f"{name} {rows}" for name, rows in netbox.tables.items() if rows)
+        lines.append(f"wrote {netbox.folder}: {len(netbox.device_types)} device types; CSV rows: {tables}")
+    for image_format in ("svg", "png"):
+        folder = getattr(args, image_format)
+        if folder is not None:
+            from rackplanner.report.elevations import write_elevations
+
+            paths = write_elevations(plan, catalog, folder, image_format)
+            data[image_format] = [str(p) for p in paths]
+            lines.append(f"wrote {len(paths)} rack elevation{'s' if len(paths) != 1 else ''} to {folder}")
+    print(strict_json(data) if args.json else "\n".join(lines))
+    return 0
+
+
+def import_netbox_export(args: argparse.Namespace, catalog: Catalog) -> int:
+    from rackplanner.core.plan.files import save_plan
+    from rackplanner.core.plan.from_netbox import plan_from_netbox_export
+
+    plan = plan_from_netbox_export(args.folder, catalog)
+    save_plan(plan, args.out)
+    devices = sum(len(r.devices) for r in plan.racks)
+    if args.json:
+        print(strict_json({"plan": str(args.out), "racks": len(plan.racks), "devices": devices}))
+    else:
+        racks = f"{len(plan.racks)} rack{'s' if len(plan.racks) != 1 else ''}"
+        print(f"wrote {args.out}: {racks}, {devices} rack devices, {len(plan.machines)} machines")
     return 0
 
 

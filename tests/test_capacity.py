@@ -318,4 +318,3 @@ def test_full_capacity_table_covers_every_model_and_format(catalog: Catalog) -> 
     rows = capacity_table(catalog, hw, only_fitting=False)
     models = catalog.of_kind(LlmModel)
     assert {(r.model, r.format) for r in rows} == {(m.id, f) for m in models for f in FORMATS}
-

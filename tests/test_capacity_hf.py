@@ -60,12 +60,27 @@ def test_missing_keys_are_named() -> None:
     [
         ("{not json", "not valid JSON"),
         ("[1, 2]", "expected a JSON object"),
-        (json.dumps({"num_hidden_layers": 0, "hidden_size": 64, "num_attention_heads": 2, "vocab_size": 10}),
-         "num_hidden_layers must be a positive whole number"),
-        (json.dumps({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "vocab_size": 10}),
-         "lacks intermediate_size"),
-        (json.dumps({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "vocab_size": 10,
-                     "intermediate_size": 128, "num_local_experts": 4}), "needs num_experts_per_tok"),
+        (
+            json.dumps({"num_hidden_layers": 0, "hidden_size": 64, "num_attention_heads": 2, "vocab_size": 10}),
+            "num_hidden_layers must be a positive whole number",
+        ),
+        (
+            json.dumps({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "vocab_size": 10}),
+            "lacks intermediate_size",
+        ),
+        (
+            json.dumps(
+                {
+                    "num_hidden_layers": 2,
+                    "hidden_size": 64,
+                    "num_attention_heads": 2,
+                    "vocab_size": 10,
+                    "intermediate_size": 128,
+                    "num_local_experts": 4,
+                }
+            ),
+            "needs num_experts_per_tok",
+        ),
     ],
 )
 def test_bad_configs_are_input_errors(tmp_path: Path, content: str, message: str) -> None:

@@ -79,4 +79,3 @@ def test_wye_with_line_to_line_and_line_to_neutral_branches() -> None:
     both = electrical.line_currents_a("wye", {"L1": 10, "L1-L2": 10})
     assert both["L1"] == pytest.approx(abs(10 + 10 * complex(math.cos(math.pi / 6), math.sin(math.pi / 6))))
     assert both["L1"] == pytest.approx(19.319, abs=0.001)
-

@@ -28,9 +28,7 @@ def _canvas(window: object) -> MachineCanvas:
     return canvas
 
 
-def test_build_the_home_rig_by_dragging_then_undo_everything(
-    qtbot: QtBot, tmp_path: Path, catalog: Catalog
-) -> None:
+def test_build_the_home_rig_by_dragging_then_undo_everything(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
     window = make_window(tmp_path, catalog, None)
     keep(qtbot, window)
     window.show()

@@ -32,9 +32,7 @@ class RackFindings:
         self.rack = rack
         self.items: list[RackFinding] = []
 
-    def add(
-        self, severity: Severity, code: str, message: str, devices: list[str], scenario: str | None = None
-    ) -> None:
+    def add(self, severity: Severity, code: str, message: str, devices: list[str], scenario: str | None = None) -> None:
         self.items.append(
             RackFinding(
                 severity=severity, code=code, message=message, rack=self.rack, devices=devices, scenario=scenario

@@ -43,6 +43,12 @@ ACTIONS = (
     ActionSpec(
         "export_bom", "&Export BOM…", lambda w: w.export_bom(), tip="Bill of materials as a PDF report and a CSV"
     ),
+    ActionSpec(
+        "export_elevation",
+        "Export E&levation…",
+        lambda w: w.export_elevation(),
+        tip="The current rack's elevation, front and rear, as SVG or PNG",
+    ),
     ActionSpec("quit", "&Quit", lambda w: w.close(), KEYS.Quit),
     ActionSpec("delete", "&Delete", lambda w: w.delete_selected(), KEYS.Delete),
     ActionSpec("add_rack", "&Add Rack…", lambda w: w.add_rack(), "Ctrl+Shift+R", "Add a rack to the row"),
@@ -54,7 +60,7 @@ ACTIONS = (
 
 # Menus by title: action names, "-" for a separator, "@recent" for the Open Recent submenu.
 MENUS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("&File", ("new", "open", "@recent", "-", "save", "save_as", "export_bom", "-", "quit")),
+    ("&File", ("new", "open", "@recent", "-", "save", "save_as", "export_bom", "export_elevation", "-", "quit")),
     ("&Edit", ("undo", "redo", "-", "delete")),
     ("&Rack", ("add_rack", "add_feed")),
     ("&View", ("fit", "zoom_in", "zoom_out", "-")),

@@ -278,6 +278,11 @@ class MainWindow(QMainWindow):
 
         export_bom(self)
 
+    def export_elevation(self) -> None:
+        from rackplanner.gui.dialogs.export_elevation import export_elevation
+
+        export_elevation(self)
+
     # --- files -----------------------------------------------------------------------------
 
     def new_plan(self) -> None:

@@ -169,9 +169,7 @@ def _speeds(
     prompt: int,
     output_tokens: int,
     target: float,
-) -> (
-    tuple[SpeedInputs, float, float, tuple[int, float], float, float, int, float] | None
-):
+) -> tuple[SpeedInputs, float, float, tuple[int, float], float, float, int, float] | None:
     if not fit.fits:
         return None
     s = SpeedInputs.build(model, fmt, hw, rt, kv_bytes=kv_bytes, offload_fraction=fit.offload_fraction)

@@ -242,9 +242,7 @@ def kv_element_bytes(kv_precision: str) -> float:
     try:
         return KV_CACHE_BYTES[kv_precision.lower()]
     except KeyError:
-        raise InputError(
-            f"unknown KV cache precision {kv_precision!r} (known: {', '.join(KV_CACHE_BYTES)})"
-        ) from None
+        raise InputError(f"unknown KV cache precision {kv_precision!r} (known: {', '.join(KV_CACHE_BYTES)})") from None
 
 
 def weight_bytes(model: LlmModel, fmt: WeightFormat) -> float:

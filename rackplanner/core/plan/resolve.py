@@ -41,4 +41,3 @@ def psus_of(machine: Machine, catalog: Catalog) -> list[tuple[Psu, int]]:
 def gpu_count(machine: Machine, catalog: Catalog) -> int:
     """How many of the machine's cards are GPUs."""
     return sum(1 for c in machine.cards if isinstance(catalog.get(c.part), Gpu))
-

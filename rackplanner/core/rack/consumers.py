@@ -32,8 +32,10 @@ def rack_consumer(device: MountedDevice, plan: Plan, catalog: Catalog) -> Consum
         watts = part.power_max_w or part.power_typical_w
         return _ac_consumer(device, watts, [part.inlet] * part.psu_count)
     if isinstance(part, RackDevice):
-        inlets = [p.type if p.type in OUTLET_FOR_INLET else DEFAULT_INLET for p in part.power_ports]
-        return _ac_consumer(device, part.draw_w, inlets)
+        inlets = [p.type for p in part.power_ports if p.type in OUTLET_FOR_INLET]
+        consumer = _ac_consumer(device, part.draw_w, inlets)
+        consumer.unfed_inlets = [p.type for p in part.power_ports if p.type not in OUTLET_FOR_INLET]
+        return consumer
     return None
 
 

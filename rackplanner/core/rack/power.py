@@ -64,6 +64,14 @@ def _rack_power(plan: Plan, rack: Rack, catalog: Catalog) -> RackPower:
                 f"{consumer.name}: the catalog gives no power draw, so it counts as 0 W; add its figure.",
                 [consumer.device],
             )
+        if consumer.unfed_inlets:
+            found.add(
+                "warning",
+                "inlet-not-pdu",
+                f"{consumer.name}: its {', '.join(sorted(set(consumer.unfed_inlets)))} power input is not fed from "
+                "a PDU outlet here, so its draw is not on any PDU and its feed redundancy is not checked.",
+                [consumer.device],
+            )
         if consumer.inlet_assumed:
             found.add(
                 "info",

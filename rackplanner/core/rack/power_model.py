@@ -13,6 +13,9 @@ OUTLET_FOR_INLET = {
     "iec-60320-c14": "iec-60320-c13",
     "iec-60320-c16": "iec-60320-c13",
     "iec-60320-c20": "iec-60320-c19",
+    # NEMA 5-15P/5-20P plugs go into a PDU's 5-15R/5-20R outlets (120 V, line to neutral).
+    "nema-5-15p": "nema-5-15r",
+    "nema-5-20p": "nema-5-20r",
 }
 DEFAULT_INLET = "iec-60320-c14"
 # Combination outlets take a C14 or a C20 plug (HDOT Cx, Eaton's C39): they serve C13 and C19 cords.
@@ -24,6 +27,7 @@ def outlets_accepting(outlet_type: str) -> tuple[str, ...]:
     if outlet_type in ("iec-60320-c13", "iec-60320-c19"):
         return (outlet_type, *COMBINATION_OUTLETS)
     return (outlet_type,)
+
 
 SCENARIOS = ("normal", "feed-a-failed", "feed-b-failed")
 SCENARIO_LABELS = {"normal": "Normal", "feed-a-failed": "Feed A failed", "feed-b-failed": "Feed B failed"}
@@ -41,6 +45,8 @@ class Consumer(BaseModel):
     inlets: list[str]
     inlet_assumed: bool = False
     power_known: bool = True
+    # Inputs no PDU outlet feeds (a DC terminal, a hard-wired or a locking-plug input): not corded.
+    unfed_inlets: list[str] = []
     # For machines: each PSU's rating and the DC load, to check what survives a feed loss.
     psu_watts_each: float | None = None
     dc_load_w: float | None = None

@@ -41,8 +41,11 @@ def check_device_type(data: dict[str, Any], where: str) -> None:
         raise NetboxError(f"{where}: {field}: {first.message[:200]} (the NetBox device-type schema)")
 
 
-def to_device_type(part: Part) -> dict[str, Any]:
-    """A NetBox device-type mapping for a server, rack device, switch or PDU, valid for the library's schema."""
+def to_device_type(part: Part, server_inlet: str | None = None) -> dict[str, Any]:
+    """A NetBox device-type mapping for a server, rack device, switch or PDU, valid for the library's schema.
+
+    A server's power ports take ``server_inlet`` (its stock PSU's inlet, from the catalog), else "other".
+    """
     data: dict[str, Any] = {
         "manufacturer": part.vendor,
         "model": part.model,
@@ -50,6 +53,10 @@ def to_device_type(part: Part) -> dict[str, Any]:
         "comments": f"From rackplanner catalog entry {part.id}. Sources: " + "; ".join(part.source)[:1500],
     }
     if isinstance(part, Pdu):
+        # The plug's type may not carry the voltage or current (IEC 60309, L6): the comments do, as the
+        # library's PDU files give them ("32A, 400V") and the importer reads them.
+        wiring = "single-phase" if part.phases == 1 else f"three-phase {part.wiring}"
+        data["comments"] = f"Input {part.voltage_v:g}V, {part.input_current_a:g}A, {wiring}. " + data["comments"]
         data["u_height"] = part.height_u
         data["is_full_depth"] = False
         data["power-ports"] = [{"name": "Input", "type": _port_type(part.inlet)}]
@@ -71,7 +78,7 @@ def to_device_type(part: Part) -> dict[str, Any]:
     elif isinstance(part, Server):
         data["u_height"] = part.height_u or 1
         data["is_full_depth"] = part.is_full_depth
-        data["power-ports"] = _power_ports(["iec-60320-c20"] * part.psu_count, None)
+        data["power-ports"] = _power_ports([server_inlet or "other"] * part.psu_count, None)
     else:
         raise NetboxError(f"{part.id}: a {part.kind} is not a NetBox device type")
     weight = getattr(part, "weight_kg", None)

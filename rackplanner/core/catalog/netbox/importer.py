@@ -81,7 +81,7 @@ def import_device_type(
         entry["is_full_depth"] = device.is_full_depth
         power = device_power(device)
         notes.extend(power.untrusted)
-        groups, mgmt = port_groups(device)
+        groups, mgmt = port_groups(device, notes)
         if kind == "switch":
             entry.update(_switch_fields(device, groups, power.inlets, notes))
             if power.draw_w is not None:
@@ -117,25 +117,55 @@ def _whole_units(device: DeviceFile, kind: str) -> int:
     if height != int(height):
         raise NetboxError(f"{device.where}: u_height: {height:g} U is not a whole number of rack units")
     if height == 0 and kind != "pdu":
-        child = device.subdevice_role == "child"
-        reason = "a child device that sits in its parent's bay; import the parent" if child else "0 U"
-        raise NetboxError(f"{device.where}: u_height: a {kind} needs a height of at least 1 U ({reason})")
+        if device.subdevice_role == "child":
+            raise NetboxError(
+                f"{device.where}: u_height: 0 U, a child device that sits in a bay of its parent; import the parent"
+            )
+        raise NetboxError(f"{device.where}: u_height: a {kind} needs a height of at least 1 U (0 U given)")
     return int(height)
 
 
-def port_groups(device: DeviceFile) -> tuple[list[dict[str, Any]], int]:
-    """Data ports grouped by speed and connector, and the count of management ports."""
+# Names vendors give a management port (Cumulus/Onyx eth0 beside swpN, Arista Management1, Juniper
+# fxp0/em0, Cisco mgmt0, BMCs); a port so named but not flagged mgmt_only is a known library fault.
+_MGMT_NAME = re.compile(r"^(mgmt|management|ma|fxp|em|me|bmc|ipmi|idrac|ilo|xcc|imm|irmc|oob)[\d/ -]*\d*$", re.I)
+
+
+def port_groups(device: DeviceFile, notes: list[str] | None = None) -> tuple[list[dict[str, Any]], int]:
+    """Data ports grouped by speed and connector, and the count of management ports.
+
+    A copper gigabit port named as a management port (``Management1``, ``fxp0``; ``eth0`` where the
+    data ports have other names) counts as one even when the file does not flag it ``mgmt_only``.
+    """
     groups: Counter[tuple[float, str]] = Counter()
     mgmt = 0
+    named = []
+    eth_data = sum(1 for i in device.interfaces if str(i.get("name", "")).lower().startswith("eth"))
     for interface in device.interfaces:
         if interface.get("mgmt_only"):
             mgmt += 1
+            continue
+        if _named_management(interface, eth_data):
+            mgmt += 1
+            named.append(str(interface.get("name")))
             continue
         speed = interface_speed(interface)
         if speed is not None:
             groups[speed] += 1
     rows = [{"count": n, "speed_gbps": s, "connector": c} for (s, c), n in sorted(groups.items())]
+    if named and notes is not None:
+        notes.append(
+            f"{', '.join(named)} {'is' if len(named) == 1 else 'are'} not flagged mgmt_only but named as "
+            "management ports; counted as management, not data."
+        )
     return rows, mgmt
+
+
+def _named_management(interface: dict[str, Any], eth_ports: int) -> bool:
+    name = str(interface.get("name", "")).strip()
+    kind = str(interface.get("type", ""))
+    if kind not in ("1000base-t", "100base-tx", "1000base-tx", "10gbase-t", "2.5gbase-t"):
+        return False
+    return bool(_MGMT_NAME.match(name)) or (name.lower() == "eth0" and eth_ports == 1)
 
 
 def _switch_fields(

@@ -22,6 +22,9 @@ _PHASE = {"A": "L1", "B": "L2", "C": "L3"}
 _PAIR = {"A": "L1-L2", "B": "L2-L3", "C": "L3-L1"}
 _VOLTS = re.compile(r"(?<![\d.])(\d{3})\s*V(?:AC)?\b", re.IGNORECASE)
 _RANGE = re.compile(r"\d{3}\s*(?:V\s*)?[-–/]\s*\d{3}\s*V", re.IGNORECASE)
+# A plug's voltage class and the nominal a site runs it at: 200 V (Japan) or 220 V on a 208 V class plug;
+# 230 V is not a 208 V plug's figure, it is the line-to-neutral voltage of a 400 V wye.
+_NOMINAL_SPREAD = 0.06
 _AMPS = re.compile(r"(?<![\d.])(\d{2,3})\s*A(?:mp)?\b")
 
 
@@ -44,7 +47,12 @@ def pdu_fields(
     volts = voltage_v or plug.voltage_v
     # A range ("120-240V") is an input the PDU accepts, not the one it is on: it says no voltage.
     stated = sorted({float(v) for v in _VOLTS.findall(_RANGE.sub("", device.comments))})
-    if voltage_v is None and volts is not None and len(stated) == 1 and abs(stated[0] - volts) <= 0.12 * volts:
+    if (
+        voltage_v is None
+        and volts is not None
+        and len(stated) == 1
+        and abs(stated[0] - volts) <= _NOMINAL_SPREAD * volts
+    ):
         volts = stated[0]  # the plug gives a class (200-250 V); the comments the nominal (200 V in Japan)
     if voltage_v is None and volts is not None and stated and not any(_close(volts, v, plug) for v in stated):
         raise NetboxError(
@@ -57,6 +65,8 @@ def pdu_fields(
     if volts is None:
         raise NetboxError(f"{where}: power-ports[0].type: {inlet} is used at several voltages; give --voltage")
     amps = current_a or plug.current_a or _current_in_comments(device.comments)
+    if amps is None and inlet.startswith("iec-60309"):
+        amps = _current_from_rating(device.comments, plug, volts, notes)
     if amps is None:
         raise NetboxError(f"{where}: power-ports[0].type: {inlet} does not carry its current rating; give --current")
     if current_a is None and plug.current_a is None:
@@ -88,7 +98,7 @@ def _check_stated_rating(comments: str, plug: Plug, notes: list[str]) -> None:
     capacity = (math.sqrt(3) if plug.phases == 3 else 1.0) * plug.voltage_v * plug.current_a
     for figure, unit in _RATING.findall(comments):
         stated = float(figure) * 1000
-        if not any(abs(stated - c) <= 0.1 * c for c in (capacity, capacity * 0.8)):
+        if not any(abs(stated - c) <= 0.05 * c for c in (capacity, capacity * 0.8)):
             notes.append(
                 f"Its comments say {figure} k{unit}, but a {plug.voltage_v:g} V {plug.current_a:g} A "
                 f"{'three' if plug.phases == 3 else 'single'}-phase input carries {capacity / 1000:.1f} kVA "
@@ -102,9 +112,31 @@ def _current_in_comments(comments: str) -> float | None:
     found = sorted({int(a) for a in _AMPS.findall(comments)})
     if len(found) == 1:
         return float(found[0])
-    if len(found) == 2 and abs(found[0] - 0.8 * found[1]) <= 1:
-        return float(found[1])
+    if len(found) == 2 and 0.7 <= found[0] / found[1] <= 0.85:
+        return float(found[1])  # the rating and its continuous figure: 30 A and 24 A, or APC's 32 A and 24 A
     return None
+
+
+# IEC 60309 housings come in these currents (IEC 60309-2): a current worked out from a stated power
+# is taken only when it lands on one of them.
+_IEC_60309_AMPS = (16, 32, 63, 125)
+
+
+def _current_from_rating(comments: str, plug: Plug, volts: float, notes: list[str]) -> float | None:
+    """An IEC 60309 PDU's current from the one power its comments state (7.4 kW at 230 V is 32 A)."""
+    ratings = {float(figure) * 1000 for figure, _unit in _RATING.findall(comments)}
+    if len(ratings) != 1:
+        return None
+    power = ratings.pop()
+    amps = power / ((math.sqrt(3) if plug.phases == 3 else 1.0) * volts)
+    size = min(_IEC_60309_AMPS, key=lambda a: abs(a - amps))
+    if abs(size - amps) > 0.05 * size:
+        return None
+    notes.append(
+        f"Input current {size} A is worked out from the {power / 1000:g} kW its comments state at {volts:g} V "
+        "(an IEC 60309 plug's type does not carry its current)."
+    )
+    return float(size)
 
 
 def _plug_from_options(inlet: str, voltage_v: float | None, wiring: str | None, where: str) -> Plug:
@@ -119,7 +151,7 @@ def _plug_from_options(inlet: str, voltage_v: float | None, wiring: str | None, 
 def _close(volts: float, stated: float, plug: Plug) -> bool:
     """Whether a voltage in the comments agrees with the plug's (line to line, or line to neutral of a wye)."""
     candidates = [volts, volts / math.sqrt(3)] if plug.wiring == "wye" else [volts]
-    return any(abs(stated - c) <= 0.12 * c for c in candidates)
+    return any(abs(stated - c) <= _NOMINAL_SPREAD * c for c in candidates)
 
 
 def outlet_groups(device: DeviceFile, plug: Plug, volts: float, notes: list[str]) -> list[dict[str, Any]]:
@@ -138,6 +170,8 @@ def outlet_groups(device: DeviceFile, plug: Plug, volts: float, notes: list[str]
             usable.append((leg, kind))
         else:
             skipped[kind] += 1
+    usable = _combination_outlets(device.comments, usable, notes)
+    _check_stated_outlets(device.comments, usable, notes)
     if skipped:
         notes.append(f"Outlets no server or switch cord plugs into were left out: {dict(sorted(skipped.items()))}.")
     if not usable:
@@ -158,7 +192,7 @@ def outlet_groups(device: DeviceFile, plug: Plug, volts: float, notes: list[str]
         line = _line(plug, volts, leg or "A", kind)
         group_id = f"leg-{(leg or 'a').lower()}" if plug.phases == 3 else f"bank-{(leg or 'a').lower()}"
         groups.setdefault((group_id, line), Counter())[kind] += 1
-    if plug.phases == 1 and legs:
+    if plug.phases == 1 and len(legs) > 1:
         notes.append(
             f"Its feed legs ({', '.join(sorted(legs))}) are read as branch circuits of a single-phase PDU, each "
             "with its own breaker (rating not in the file)."
@@ -168,6 +202,42 @@ def outlet_groups(device: DeviceFile, plug: Plug, volts: float, notes: list[str]
         suffix = "" if sum(1 for g, _ in groups if g == group_id) == 1 else f"-{line.lower().replace('-', '')}"
         result.append({"id": group_id + suffix, "line": line, "outlets": dict(sorted(outlets.items()))})
     return result
+
+
+_COMBO_IN_COMMENTS = re.compile(r"\((\d+)\)\s*(?:HDOT\s*)?Cx\b", re.IGNORECASE)
+
+
+def _combination_outlets(comments: str, usable: list[tuple[str, str]], notes: list[str]) -> list[tuple[str, str]]:
+    """Server Technology's "(6) Cx/C19/C13" in the comments, where the file types the Cx outlets as C19:
+    that many C19 outlets are combination outlets (they take a C14 or a C20 plug)."""
+    stated = sum(int(n) for n in _COMBO_IN_COMMENTS.findall(comments))
+    typed = sum(1 for _, kind in usable if kind == "hdot-cx")
+    c19 = [i for i, (_, kind) in enumerate(usable) if kind == "iec-60320-c19"]
+    missing = stated - typed
+    if missing <= 0 or missing > len(c19):
+        return usable
+    result = list(usable)
+    for index in c19[:missing]:
+        result[index] = (result[index][0], "hdot-cx")
+    notes.append(
+        f"Its comments say {stated} Cx combination outlets, but the file types {missing} of them as C19; "
+        "they were imported as combination outlets (a C14 or a C20 plug fits)."
+    )
+    return result
+
+
+_OUTLETS_IN_COMMENTS = re.compile(r"\((\d+)\)\s*(C13|C19)\b(?!\s*/)", re.IGNORECASE)
+
+
+def _check_stated_outlets(comments: str, usable: list[tuple[str, str]], notes: list[str]) -> None:
+    """ "(20) C13 & (4) C19" in the comments against the outlets the file lists: a mistyped outlet is said."""
+    stated = {f"iec-60320-{kind.lower()}": int(n) for n, kind in _OUTLETS_IN_COMMENTS.findall(comments)}
+    listed = Counter(kind for _, kind in usable)
+    differ = {kind: n for kind, n in stated.items() if listed[kind] != n}
+    if differ:
+        said = " and ".join(f"{n} {kind.removeprefix('iec-60320-').upper()}" for kind, n in stated.items())
+        has = " and ".join(f"{listed[kind]} {kind.removeprefix('iec-60320-').upper()}" for kind in stated)
+        notes.append(f"Its comments say {said}; the file lists {has}. The file's outlets are used.")
 
 
 def _line(plug: Plug, volts: float, leg: str, kind: str) -> str:

@@ -52,12 +52,17 @@ def device_power(device: DeviceFile) -> DevicePower:
         )
     if not ports:
         return DevicePower(inlets=[], draw_w=None, psu_count=0, untrusted=["The file has no power ports."])
-    inlets = [p.type if p.type in CORD_OUTLETS else "iec-60320-c14" for p in ports]
-    assumed = any(p.type not in CORD_OUTLETS for p in ports)
+    # Kept as the file gives them: a DC terminal or a hard-wired input is not a cord into a PDU outlet,
+    # and the rack says so rather than plugging an assumed C14 into a C13.
+    inlets = [p.type for p in ports]
+    assumed = False
     untrusted = []
-    if assumed:
-        odd = sorted({p.type for p in ports if p.type not in CORD_OUTLETS})
-        untrusted.append(f"Power port type {', '.join(odd)} takes no C13/C19 cord; a C14 inlet is assumed.")
+    odd = sorted({p.type for p in ports if p.type not in CORD_OUTLETS and not p.type.startswith("nema-5-")})
+    if odd:
+        untrusted.append(
+            f"Power port type {', '.join(odd)} takes no cord from a C13/C19 PDU outlet; kept as given, so a rack "
+            "does not count this input on a PDU."
+        )
     draw, basis, notes = draw_from_ports(ports)
     return DevicePower(inlets, draw, len(ports), assumed, [*untrusted, *notes], basis)
 

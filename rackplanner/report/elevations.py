@@ -1,0 +1,113 @@
+"""Rack elevations as SVG or PNG files: the front and rear of each rack, drawn as the app and the PDF draw them.
+
+The picture is the report's own: ``Drawings.rack`` builds the rack row with the app's painters
+and gives the part of the scene the PDF prints, which is rendered here into an SVG generator or
+an image instead of a PDF page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QImage, QImageWriter, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QGraphicsScene
+
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.errors import InputError, OutputError
+from rackplanner.core.files import shown, write_atomic
+from rackplanner.core.plan.model import Plan
+from rackplanner.report.drawings import Drawings
+from rackplanner.report.export import ensure_application
+
+ImageFormat = Literal["svg", "png"]
+FORMATS: tuple[ImageFormat, ...] = ("svg", "png")
+SVG_DPI = 96  # CSS pixels: the SVG opens at the PNG's size
+PNG_PX_PER_MM = 0.75  # a 42 U rack about 1,500 px tall: U numbers and labels readable, files small
+
+
+def write_elevations(plan: Plan, catalog: Catalog, folder: Path, image_format: ImageFormat) -> list[Path]:
+    """One file per rack, ``<rack id>.<format>`` in ``folder`` (created if missing); the paths written."""
+    if not plan.racks:
+        raise InputError("the plan has no racks to draw")
+    ensure_application()
+    folder.mkdir(parents=True, exist_ok=True)
+    drawings = Drawings(plan, catalog)
+    written = []
+    try:
+        for rack in plan.racks:
+            path = folder / f"{rack.id}.{image_format}"
+            written.append(_write(drawings, rack.id, path, image_format))
+    finally:
+        drawings.close()
+    return written
+
+
+def write_elevation(plan: Plan, catalog: Catalog, rack_id: str, path: Path) -> Path:
+    """One rack's elevation into ``path``; the format from its suffix (``.svg`` or ``.png``)."""
+    suffix = path.suffix.lower()
+    image_format: ImageFormat
+    if suffix == ".svg":
+        image_format = "svg"
+    elif suffix == ".png":
+        image_format = "png"
+    else:
+        raise OutputError(f"{shown(path)}: an elevation is written as .svg or .png")
+    ensure_application()
+    drawings = Drawings(plan, catalog)
+    try:
+        return _write(drawings, rack_id, path, image_format)
+    finally:
+        drawings.close()
+
+
+def _write(drawings: Drawings, rack_id: str, path: Path, image_format: ImageFormat) -> Path:
+    drawn = drawings.rack(rack_id)
+    if drawn is None:
+        raise InputError(f"rack {rack_id!r} is not in the plan")
+    scene, source = drawn
+    data = _svg(scene, source) if image_format == "svg" else _png(scene, source)
+    write_atomic(path, data)
+    return path
+
+
+def _svg(scene: QGraphicsScene, source: QRectF) -> bytes:
+    """Vector SVG, one scene millimetre to one SVG unit, shown at the PNG's size."""
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator()
+    generator.setOutputDevice(buffer)
+    generator.setResolution(SVG_DPI)
+    generator.setSize(QSize(round(source.width() * PNG_PX_PER_MM), round(source.height() * PNG_PX_PER_MM)))
+    generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
+    generator.setTitle("Rack elevation, front and rear")
+    generator.setDescription("Drawn by rackplanner")
+    painter = QPainter(generator)
+    try:
+        scene.render(painter, QRectF(0, 0, source.width(), source.height()), source)
+    finally:
+        painter.end()
+    return bytes(buffer.data().data())
+
+
+def _png(scene: QGraphicsScene, source: QRectF) -> bytes:
+    size = QSize(round(source.width() * PNG_PX_PER_MM), round(source.height() * PNG_PX_PER_MM))
+    image = QImage(size, QImage.Format.Format_ARGB32)
+    image.fill(QColor(Qt.GlobalColor.white))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    try:
+        scene.render(painter, QRectF(0, 0, size.width(), size.height()), source)
+    finally:
+        painter.end()
+    out = QByteArray()
+    buffer = QBuffer(out)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QImageWriter(buffer, QByteArray(b"png"))
+    if not writer.write(image):
+        raise OutputError(f"the PNG could not be made: {writer.errorString()}")
+    buffer.close()
+    return bytes(out.data())
