@@ -148,27 +148,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KIND",
         help="import as rack-device, switch or pdu" + per_file,
     )
-    netbox.add_argument(
-        "--voltage",
-        action="append",
-        type=for_file(None, most=1000),
-        metavar="V",
-        help="a PDU's input voltage, when its plug does not say" + per_file,
-    )
-    netbox.add_argument(
-        "--current",
-        action="append",
-        type=for_file(None, most=1000),
-        metavar="A",
-        help="a PDU's input current, when its plug does not say" + per_file,
-    )
-    netbox.add_argument(
-        "--wiring",
-        action="append",
-        type=for_file(("single", "wye", "delta")),
-        metavar="WIRING",
-        help="a PDU's wiring (single, wye, delta), when its plug does not say" + per_file,
-    )
+    for flag, choices, most, metavar, meaning in (
+        ("--voltage", None, 1000, "V", "a PDU's input voltage, when its plug does not say"),
+        ("--current", None, 1000, "A", "a PDU's input current, when its plug does not say"),
+        (
+            "--wiring",
+            ("single", "wye", "delta"),
+            0.0,
+            "WIRING",
+            "a PDU's wiring (single, wye, delta), when its plug does not say",
+        ),
+    ):
+        netbox.add_argument(
+            flag, action="append", type=for_file(choices, most=most), metavar=metavar, help=meaning + per_file
+        )
     netbox.add_argument(
         "--replace", action="store_true", help="replace a catalog part whose id an imported file has (else refused)"
     )
