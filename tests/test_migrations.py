@@ -2,7 +2,7 @@
 
 ``v1-*.json`` are the example plans as version 1 saved them (rows as free text) and a small
 plan with named rows; ``v2-*.json`` are the same plans in version 2 (rows as entries of
-``rows``, racks naming them by id).
+``rows``, racks naming them by id); ``v3-*.json`` in version 3 (machines with ``host`` settings).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import PlanFileError, load_plan, plan_from_data, plan_to_json, save_plan
-from rackplanner.core.plan.model import SCHEMA_VERSION
+from rackplanner.core.plan.model import SCHEMA_VERSION, HostSettings
 from rackplanner.core.plan.summary import summarize
 from rackplanner.core.rack.fabric import device_demands, row_fabric
 
@@ -69,6 +69,7 @@ def _without_v2_fields(data: Any) -> Any:
     rows = {r["id"]: r["name"] for r in data.get("rows", [])}
     out = {k: v for k, v in data.items() if k not in ("rows", "schema_version")}
     for machine in out.get("machines", []):
+        machine.pop("host", None)  # version 3
         for card in machine.get("cards", []):
             card.pop("network", None)
     for rack in out.get("racks", []):
@@ -98,17 +99,33 @@ def test_v1_migrates_to_the_stored_v2_file(v1: Path, catalog: Catalog) -> None:
 
 
 @pytest.mark.parametrize("v2", fixtures(2), ids=lambda p: p.name)
-def test_v2_files_load_and_round_trip(v2: Path, catalog: Catalog, tmp_path: Path) -> None:
-    plan = load_plan(v2, catalog)
-    copy = tmp_path / v2.name
+def test_v2_migrates_to_the_stored_v3_file(v2: Path, catalog: Catalog) -> None:
+    migrated = load_plan(v2, catalog)
+    stored = load_plan(PLANS / v2.name.replace("v2-", "v3-", 1), catalog)
+    assert plan_to_json(migrated) == plan_to_json(stored)
+    # Version 2 said nothing of BIOS settings: every machine gets the defaults (NPS1, SMT on, ACS off).
+    before = raw(v2)
+    after = json.loads(plan_to_json(migrated))
+    assert [m["host"] for m in after["machines"]] == [HostSettings().model_dump()] * len(before["machines"])
+    for machine in after["machines"]:
+        machine.pop("host")
+    assert {k: v for k, v in after.items() if k != "schema_version"} == {
+        k: v for k, v in before.items() if k != "schema_version"
+    }
+
+
+@pytest.mark.parametrize("v3", fixtures(3), ids=lambda p: p.name)
+def test_v3_files_load_and_round_trip(v3: Path, catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(v3, catalog)
+    copy = tmp_path / v3.name
     save_plan(plan, copy)
-    assert copy.read_bytes() == v2.read_bytes()
+    assert copy.read_bytes() == v3.read_bytes()
     row_ids = {r.id for r in plan.rows}
     assert all(rack.row in row_ids for rack in plan.racks)
 
 
 def test_colo_example_row(catalog: Catalog) -> None:
-    plan = load_plan(PLANS / "v2-colo-rack.json", catalog)
+    plan = load_plan(PLANS / "v3-colo-rack.json", catalog)
     assert [(r.id, r.name) for r in plan.rows] == [("row-1", "row-1")]
     assert [r.row for r in plan.racks] == ["row-1"]
 
@@ -118,7 +135,8 @@ def test_newer_version_is_refused(tmp_path: Path) -> None:
     data["schema_version"] = SCHEMA_VERSION + 1
     path = tmp_path / "future.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(PlanFileError, match=rf"^{re.escape(str(path))}: schema_version: the file is version 3, "):
+    newer = SCHEMA_VERSION + 1
+    with pytest.raises(PlanFileError, match=rf"^{re.escape(str(path))}: schema_version: the file is version {newer}, "):
         load_plan(path)
 
 
@@ -152,7 +170,7 @@ def test_v2_duplicate_row_ids_are_refused(tmp_path: Path) -> None:
 
 def test_network_role_of_a_card_overrides_the_inference(catalog: Catalog) -> None:
     """Version 2 lets a NIC say which network it serves; the fabric counts it there."""
-    plan = load_plan(PLANS / "v2-colo-rack.json", catalog)
+    plan = load_plan(PLANS / "v3-colo-rack.json", catalog)
     # Each of the four servers has one ConnectX-6 HDR port (catalog/nic.yaml), inferred as compute.
     assert row_fabric(plan, "row-1", catalog).endpoints == 4
     machine = plan.machines[0]

@@ -210,14 +210,16 @@ def test_migration_mechanism(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
 
 
 def test_missing_migration_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(planfile, "SCHEMA_VERSION", 4)
-    monkeypatch.setattr(migrations, "SCHEMA_VERSION", 4)
-    with pytest.raises(PlanFileError, match="no migration from version 2"):
+    newer = migrations.SCHEMA_VERSION + 2
+    monkeypatch.setattr(planfile, "SCHEMA_VERSION", newer)
+    monkeypatch.setattr(migrations, "SCHEMA_VERSION", newer)
+    last = newer - 2
+    with pytest.raises(PlanFileError, match=f"no migration from version {last}"):
         migrations.migrate({"schema_version": 1}, 1)
-    path = _write(tmp_path, {"schema_version": 2, "name": "x"})
+    path = _write(tmp_path, {"schema_version": last, "name": "x"})
     with pytest.raises(PlanFileError) as err:
         load_plan(path)
-    assert str(err.value) == f"{path}: schema_version: no migration from version 2"
+    assert str(err.value) == f"{path}: schema_version: no migration from version {last}"
 
 
 def test_save_keeps_previous_as_bak(example_paths: list[Path], catalog: Catalog, tmp_path: Path) -> None:

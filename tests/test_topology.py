@@ -149,7 +149,9 @@ def test_topo_text_layout(catalog: Catalog) -> None:
     # Xeon E5-2680 v4: 14 cores, 28 threads per socket.
     assert lines[1].split("\t") == ["GPU0", " X", *[" PIX"] * 3, *[" PHB"] * 4, " PHB", " 0-13,28-41", " 0"]
     assert "  PIX  = Connection traversing at most a single PCIe bridge" in lines
-    assert "  NIC0: mlx5_0" in lines
+    # ConnectX-3 is driven by mlx4, one RDMA device for both ports (Mellanox OFED: mlx4 for
+    # ConnectX-3, mlx5 for ConnectX-4 and later).
+    assert "  NIC0: mlx4_0" in lines
 
 
 def test_board_lane_budget_problems(catalog: Catalog, tmp_path: Path) -> None:

@@ -86,7 +86,9 @@ def test_asus_esc4000a_e10_four_gpus_on_one_socket(catalog: Catalog) -> None:
     topo = derive(catalog, "esc4000a-e10-board", cards, cpu="epyc-7742")
     assert gpu_codes(topo) == {"NODE"}  # one socket: nothing crosses an SMP link
     pair = topo.pair("GPU0", "GPU3")
-    assert not pair.p2p and pair.p2p_note == "the path crosses between root complexes"
+    # EPYC host with four GPUs: NCCL's level stays PXB (the AMD rule is for two GPUs or fewer).
+    assert not pair.p2p and pair.p2p_note.startswith("the path crosses between root complexes; NCCL stops P2P at PXB")
+    assert pair.advice is not None and pair.advice.startswith("NCCL_P2P_LEVEL=SYS")
     assert pair.nccl == "SHM through host memory"
     assert "The 4 GPUs spread over 4 root complexes of one socket (NODE between them)." in topo.notes
     # PCIe 4.0 x16 for each A5000: 31.5 GB/s per direction (0.985 x 2 x 16).
@@ -143,9 +145,12 @@ def test_dgx1_hybrid_cube_mesh(catalog: Catalog) -> None:
         assert len(peers) == 4 and sum(int(c[2:]) for c in peers) == 6
     # 25 GB/s per link per direction (iitr.ac.in/dgx): NV2 = 50, NV1 = 25.
     assert topo.pair("GPU0", "GPU3").gbs == 50 and topo.pair("GPU0", "GPU1").gbs == 25
-    # Pairs without NVLink fall back to PCIe: across the sockets, so no P2P.
+    # Pairs without NVLink show their PCIe class (SYS, across the sockets), but NCCL routes them
+    # over NVLink through a GPU both reach (path NVB, NCCL src/graph/paths.cc): GPU0-GPU1 is NV1
+    # and GPU1-GPU5 NV2, so P2P through GPU1 at the narrower 25 GB/s.
     fallback = topo.pair("GPU0", "GPU5")
-    assert fallback.code == "SYS" and not fallback.p2p and fallback.nccl == "SHM across sockets"
+    assert fallback.code == "SYS" and fallback.p2p and fallback.nccl == "P2P over NVLink through GPU1 (NVB)"
+    assert fallback.gbs == 25
     assert "GPU0-GPU5, GPU0-GPU6, GPU0-GPU7, GPU1-GPU4" in topo.notes[-3]
     assert topo.notes[-3].endswith("have no NVLink and fall back to PCIe (SYS).")
     # A ring over doubled links only exists in this matrix (0-3-2-1-5-6-7-4): NV2 at every hop.

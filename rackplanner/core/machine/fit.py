@@ -13,9 +13,11 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel
 
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.catalog.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic, NvlinkBridge
+from rackplanner.core.catalog.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic
 from rackplanner.core.catalog.slot_rules import card_slot_problem
 from rackplanner.core.findings import SEVERITY_ORDER, Severity
+from rackplanner.core.machine.bridges import bridge_problems
+from rackplanner.core.machine.cpu_fit import check_cpu
 from rackplanner.core.machine.power import machine_power
 from rackplanner.core.machine.topology import Topology, derive_topology
 from rackplanner.core.plan.cache import ContentCache, configuration_key, identity_key
@@ -84,6 +86,7 @@ def _check_machine(machine: Machine, catalog: Catalog, topology: Topology | None
     if topology is not None:
         for problem in topology.problems:
             add("error", "layout", problem)
+    check_cpu(machine, board, catalog, add)
     _slot_kinds(machine, board, catalog, add)
     _slot_cover(machine, board, catalog, add)
     _lane_sharing(machine, board, add)
@@ -247,47 +250,8 @@ def _risers(board: Board, gpus: Sequence[tuple[PlacedCard, Gpu]], add: Add) -> N
 
 def _bridges(machine: Machine, board: Board, catalog: Catalog, add: Add) -> None:
     for link in machine.bridges:
-        bridge = catalog.get_as(link.part, NvlinkBridge)
-        cards = [machine.card_in(s) for s in link.slots]
-        parts = [c.part for c in cards if c is not None]
-        if bridge is None or len(parts) != 2:
-            continue
-        if parts[0] != parts[1]:
-            add(
-                "error",
-                "bridge-mismatch",
-                f"An NVLink bridge joins unmatched cards ({parts[0]} and {parts[1]}); both must be the same model.",
-                slots=list(link.slots),
-                parts=[*parts, bridge.id],
-            )
-        unfit = [p for p in parts if p not in bridge.fits_gpus]
-        if unfit:
-            add(
-                "error",
-                "bridge-unfit",
-                f"{bridge.model} does not fit {unfit[0]}.",
-                slots=list(link.slots),
-                parts=[bridge.id],
-            )
-        slots = [board.slot(s) for s in link.slots]
-        positions = [s.position for s in slots if s is not None and s.position is not None]
-        if len(positions) < 2:
-            add(
-                "info",
-                "bridge-spacing-unknown",
-                f"The catalog does not give the spacing of {board.slot_label(link.slots[0])} and "
-                f"{board.slot_label(link.slots[1])}: check that the {bridge.slot_spacing}-slot bridge spans them.",
-                slots=list(link.slots),
-                parts=[bridge.id],
-            )
-        elif (apart := abs(positions[0] - positions[1])) != bridge.slot_spacing:
-            add(
-                "error",
-                "bridge-spacing",
-                f"The cards sit {apart} slots apart; {bridge.model} spans {bridge.slot_spacing}.",
-                slots=list(link.slots),
-                parts=[bridge.id],
-            )
+        for problem in bridge_problems(link, machine, board, catalog):
+            add(problem.severity, problem.code, problem.message, slots=problem.slots, parts=problem.parts)
 
 
 def _memory(machine: Machine, board: Board, catalog: Catalog, gpus: Sequence[tuple[PlacedCard, Gpu]], add: Add) -> None:

@@ -48,7 +48,16 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "rows": rows, "racks": new_racks}
 
 
-MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2}
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Machines gain ``host`` settings; a version 2 plan said nothing, which is the BIOS defaults (NPS1, SMT on)."""
+    machines = data.get("machines")
+    if not isinstance(machines, list):
+        return data
+    upgraded = [{**m, "host": {}} if isinstance(m, dict) and "host" not in m else m for m in machines]
+    return {**data, "machines": upgraded}
+
+
+MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:

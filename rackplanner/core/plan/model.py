@@ -34,8 +34,8 @@ FeedId = NewType("FeedId", str)
 RowId = NewType("RowId", str)
 
 # Version 2: rows of racks are entries of ``Plan.rows`` (a rack names its row by id) and a
-# card may carry its ``network`` role.
-SCHEMA_VERSION = 2
+# card may carry its ``network`` role. Version 3: a machine carries its BIOS/OS ``host`` settings.
+SCHEMA_VERSION = 3
 # Longest name and notes text a plan holds: names are drawn in tabs and on canvases.
 MAX_NAME = 200
 MAX_NOTES = 100_000
@@ -64,6 +64,31 @@ class BridgeLink(Frozen):
         return self
 
 
+# NCCL_P2P_LEVEL's values, nearest first (NCCL 2.23+ src/graph/paths.cc, topoPathTypeStr).
+NcclLevel = Literal["LOC", "NVL", "PIX", "PXB", "PHB", "SYS"]
+
+
+class HostSettings(Frozen):
+    """BIOS and OS settings that change what the machine's PCIe topology does.
+
+    ``numa_per_socket`` is AMD's NPS1/2/4 or Intel's sub-NUMA clustering (SNC2/SNC4): the
+    socket's root complexes split into that many NUMA nodes. ``acs`` is PCIe Access Control
+    Services left on at the switches and root ports (peer traffic redirected to the root);
+    ``iommu`` is DMA remapping in translation mode (not ``iommu=pt``). ``p2p_driver`` is a
+    driver that enables PCIe P2P on cards whose product line does not (the patched open
+    kernel modules for GeForce). The NCCL fields are the environment the jobs run with.
+    """
+
+    numa_per_socket: Literal[1, 2, 4] = 1
+    acs: bool = False
+    iommu: bool = False
+    smt: bool = True
+    p2p_driver: bool = False
+    nccl_p2p_level: NcclLevel | None = None
+    nccl_p2p_disable: bool = False
+    nccl_nvb_disable: bool = False
+
+
 class PartCount(Frozen):
     """Several identical parts: DIMMs, PSUs, drives in bays."""
 
@@ -86,6 +111,7 @@ class Machine(Frozen):
     drives: list[PartCount] = Field(default_factory=list)
     cards: list[PlacedCard] = Field(default_factory=list)
     bridges: list[BridgeLink] = Field(default_factory=list)
+    host: HostSettings = Field(default_factory=HostSettings)
     notes: str = Field(default="", max_length=MAX_NOTES)
 
     @model_validator(mode="after")

@@ -20,6 +20,13 @@ class RootComplex(Frozen):
     # NUMA node of this host bridge where a socket is split into several (EPYC NPS2/NPS4,
     # DGX A100); None means the socket's own node.
     numa_node: int | None = Field(default=None, ge=0, le=64)
+    # The quarter of the CPU's I/O die this host bridge belongs to (EPYC quadrant, Xeon SNC
+    # cluster), 0-3: which NUMA node it joins when the BIOS splits the socket (NPS2/NPS4,
+    # SNC2/SNC4). None: its rank among the socket's host bridges decides.
+    quadrant: int | None = Field(default=None, ge=0, le=3)
+    # First PCI bus number behind this host bridge (lspci's [0000:40] is 0x40): devices are
+    # numbered in bus order, as CUDA and nvidia-smi number them. None: catalog order.
+    pci_bus: int | None = Field(default=None, ge=0, le=0xFFFF)
 
 
 class SwitchOnBoard(Frozen):
@@ -105,6 +112,8 @@ class Board(Part):
     width_mm: float | None = Field(default=None, gt=0, le=1e4)
     depth_mm: float | None = Field(default=None, gt=0, le=1e4)
     cpu_socket: str
+    # CPU families the board's BIOS supports (``Cpu.family``); empty where no source says.
+    cpu_families: list[str] = Field(default_factory=list)
     sockets: int = Field(ge=1, le=8)
     inter_socket_link: str | None = None
     inter_socket_gbs: float | None = Field(default=None, gt=0, le=1e6)

@@ -58,6 +58,8 @@ class Cpu(Part):
 
     platform: Literal["consumer", "hedt", "workstation", "server", "soc"]
     socket: str
+    # Product family as boards list what they support ("EPYC 7003", "Xeon Scalable 2nd gen").
+    family: str | None = None
     cores: int = Field(ge=1, le=4096)
     threads: int = Field(ge=1, le=8192)
     base_clock_ghz: float | None = Field(default=None, gt=0, le=100)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from rackplanner.core.catalog.parts import (
     Board,
+    Cpu,
 )
 from rackplanner.core.machine.topology.board_info import BoardInfo, chipset_root
 from rackplanner.core.machine.topology.model import PathCode, SwitchUplink, TopologyDevice, pcie_gbs
@@ -70,3 +71,22 @@ def switch_uplinks(board: Board, devices: Sequence[TopologyDevice]) -> list[Swit
             )
         )
     return result
+
+
+# Bytes a UPI link moves per transfer and direction: 20 lanes, 16 of them data (Intel Xeon
+# Scalable platform brief: "up to 3 UPI links at 10.4 GT/s", 20.8 GB/s per link per direction).
+UPI_BYTES_PER_TRANSFER = 2
+
+
+def inter_socket_gbs(board: Board, cpu: Cpu | None) -> float | None:
+    """Socket-to-socket bandwidth per direction, GB/s: the board's figure, else the CPU's UPI links x rate.
+
+    None where neither is known (QPI parts and EPYC's xGMI links have no rate in the catalog).
+    """
+    if board.sockets < 2:
+        return None
+    if board.inter_socket_gbs is not None:
+        return board.inter_socket_gbs
+    if cpu is None or cpu.inter_socket_link != "UPI" or not cpu.inter_socket_links or not cpu.inter_socket_gts:
+        return None
+    return round(cpu.inter_socket_links * cpu.inter_socket_gts * UPI_BYTES_PER_TRANSFER, 2)

@@ -28,10 +28,9 @@ class BoardInfo:
     node_place: dict[str, tuple[int, int]]  # root complex -> (its node's index in the socket, nodes in socket)
     uplink_gbs: dict[str, float]  # switch or chipset -> its upstream link, GB/s per direction
     problems: tuple[str, ...]
-    # Filled as machines are derived: (slot, slot) -> (PCIe path class, narrowest uplink on that path),
-    # and the P2P/RDMA verdict per combination of parts and path.
-    paths: dict[tuple[str, str], tuple[PathCode, float]] = field(default_factory=dict)
-    verdicts: dict[tuple[object, ...], tuple[bool, str, str]] = field(default_factory=dict)
+    # Filled as machines are derived: (slot, slot, NUMA nodes per socket) -> (PCIe path class,
+    # narrowest uplink on that path).
+    paths: dict[tuple[str, str, int], tuple[PathCode, float]] = field(default_factory=dict)
 
 
 # Catalog boards are immutable once loaded, so their derived layout is kept beside the catalog.

@@ -6,7 +6,9 @@ from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import (
     Cpu,
 )
-from rackplanner.core.machine.topology.bandwidth import switch_uplinks
+from rackplanner.core.machine.bridges import bridge_rejected
+from rackplanner.core.machine.cpu_fit import dead_slots
+from rackplanner.core.machine.topology.bandwidth import inter_socket_gbs, switch_uplinks
 from rackplanner.core.machine.topology.board_info import board_info_of
 from rackplanner.core.machine.topology.devices import card_devices, nvlink_pairs
 from rackplanner.core.machine.topology.model import (
@@ -15,6 +17,7 @@ from rackplanner.core.machine.topology.model import (
     PathCode,
     Topology,
 )
+from rackplanner.core.machine.topology.nccl import p2p_level
 from rackplanner.core.machine.topology.paths import pair_path
 from rackplanner.core.machine.topology.ring import ring_allreduce, ring_order
 from rackplanner.core.machine.topology.text import explain
@@ -66,11 +69,14 @@ def _derive(machine: Machine, catalog: Catalog) -> Topology:
     info = board_info_of(board, catalog)
     problems = list(info.problems)
     cpu = catalog.get_as(machine.cpu, Cpu) if machine.cpu else None
-    devices = card_devices(machine, info, catalog, cpu, problems)
+    dead = dead_slots(machine, board)
+    devices = card_devices(machine, info, catalog, cpu, problems, dead)
     gpus = [d for d in devices if d.kind == "gpu"]
     nics = [d for d in devices if d.kind == "nic"]
-    nv_links = nvlink_pairs(machine, info, catalog, gpus)
+    rejected = {link: why for link in machine.bridges if (why := bridge_rejected(link, machine, board, catalog))}
+    nv_links = nvlink_pairs(machine, info, catalog, gpus, rejected)
     amd_host = cpu is not None and cpu.vendor.upper() == "AMD"
+    level, level_source = p2p_level(machine.host, amd_host=amd_host, gpu_count=len(gpus))
     parts = {d.name: catalog.get(d.part) for d in devices}
     pairs: list[PairPath] = []
     ordered = [*gpus, *nics]
@@ -78,7 +84,9 @@ def _derive(machine: Machine, catalog: Catalog) -> Topology:
     for i, a in enumerate(ordered):
         matrix[a.name][a.name] = "X"
         for b in ordered[i + 1 :]:
-            pair = pair_path(a, b, nv_links, parts, amd_host=amd_host, gpu_count=len(gpus), info=info)
+            pair = pair_path(
+                a, b, nv_links, parts, host=machine.host, amd_host=amd_host, gpu_count=len(gpus), info=info
+            )
             pairs.append(pair)
             matrix[a.name][b.name] = matrix[b.name][a.name] = pair.code
     uplinks = switch_uplinks(board, devices)
@@ -92,8 +100,8 @@ def _derive(machine: Machine, catalog: Catalog) -> Topology:
         machine=machine.id,
         board=board.id,
         sockets=board.sockets,
-        inter_socket_link=board.inter_socket_link,
-        inter_socket_gbs=board.inter_socket_gbs,
+        inter_socket_link=board.inter_socket_link or (cpu.inter_socket_link if cpu else None),
+        inter_socket_gbs=inter_socket_gbs(board, cpu),
         devices=devices,
         gpus=[g.name for g in gpus],
         nics=[n.name for n in nics],
@@ -104,6 +112,10 @@ def _derive(machine: Machine, catalog: Catalog) -> Topology:
         ring=None,
         notes=[],
         problems=problems,
+        p2p_level=level,
+        p2p_level_source=level_source,
+        dead_slots=sorted(dead),
+        rejected_bridges=[f"{link.part} between {' and '.join(link.slots)}: {why}" for link, why in rejected.items()],
     )
     if len(gpus) >= 2:
         topo.ring = ring_allreduce(topo, ring_order(topo))

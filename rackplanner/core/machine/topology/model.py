@@ -44,6 +44,10 @@ class TopologyDevice(BaseModel):
     numa_node: int
     cpu_affinity: str
     power_limit_w: float | None = None
+    # Which of the card's devices this is: a dual-GPU card's second GPU, a NIC's second port.
+    function: int = 0
+    # The name the driver gives it, where the NIC legend shows one (mlx5_0, mlx4_0).
+    os_name: str | None = None
 
 
 class PairPath(BaseModel):
@@ -54,6 +58,8 @@ class PairPath(BaseModel):
     p2p_note: str
     nccl: str
     gbs: float | None
+    # The NCCL environment variable that would change what NCCL does here, and why.
+    advice: str | None = None
 
 
 class SwitchUplink(BaseModel):
@@ -94,6 +100,12 @@ class Topology(BaseModel):
     uplinks: list[SwitchUplink]
     nearest_nic: dict[str, tuple[str, PathCode] | None]
     ring: RingResult | None
+    # NCCL's P2P level for this machine and where it comes from (default, vendor rule, env).
+    p2p_level: str = "PXB"
+    p2p_level_source: str = "NCCL's default"
+    # Slots switched off because their CPU socket is empty; bridges left out and why.
+    dead_slots: list[str] = []
+    rejected_bridges: list[str] = []
     notes: list[str]
     problems: list[str]
 

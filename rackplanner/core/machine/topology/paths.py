@@ -1,16 +1,14 @@
-"""The path class of a device pair (as `nvidia-smi topo -m`) and what P2P, GPUDirect RDMA and NCCL make of it."""
+"""The path class of a device pair (as `nvidia-smi topo -m`) and its bandwidth; ``nccl`` says what NCCL makes of it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rackplanner.core.catalog.parts import (
-    Gpu,
-    Nic,
-)
 from rackplanner.core.machine.topology.bandwidth import lowest_shared, uplink_floor
 from rackplanner.core.machine.topology.board_info import BoardInfo
-from rackplanner.core.machine.topology.model import PATH_RANK, PairPath, PathCode, TopologyDevice
+from rackplanner.core.machine.topology.model import PairPath, PathCode, TopologyDevice
+from rackplanner.core.machine.topology.nccl import gpu_nic_verdict, gpu_pair_verdict
+from rackplanner.core.plan.model import HostSettings
 
 
 def _pcie_code(a: TopologyDevice, b: TopologyDevice) -> PathCode:
@@ -32,81 +30,57 @@ def pair_path(
     nv_links: dict[frozenset[str], tuple[int, float]],
     parts: Mapping[str, object],
     *,
+    host: HostSettings,
     amd_host: bool,
     gpu_count: int,
     info: BoardInfo,
 ) -> PairPath:
-    path = info.paths.get((a.slot, b.slot))
-    if path is None:
-        pcie = _pcie_code(a, b)
-        path = info.paths[(a.slot, b.slot)] = (pcie, uplink_floor(a, b, pcie, info))
+    """The pair's class as ``nvidia-smi topo -m`` prints it, its bandwidth, and what P2P and NCCL make of it."""
+    if a.slot == b.slot:
+        # Two GPUs of one card, or two ports of one NIC: one bridge (the card's switch or the NIC's own port) apart.
+        path: tuple[PathCode, float] = ("PIX", float("inf"))
+    else:
+        key = (a.slot, b.slot, host.numa_per_socket)
+        cached = info.paths.get(key)
+        if cached is None:
+            pcie = _pcie_code(a, b)
+            cached = info.paths[key] = (pcie, uplink_floor(a, b, pcie, info))
+        path = cached
     pcie, floor = path
     nv = nv_links.get(frozenset((a.name, b.name))) if nv_links else None
     code = f"NV{nv[0]}" if nv else pcie
     gbs = nv[1] if nv else round(min(a.gbs, b.gbs, floor), 2)
     if a.kind == "gpu" and b.kind == "gpu":
-        key: tuple[object, ...] = (a.part, b.part, code, pcie, a.socket == b.socket, amd_host, gpu_count <= 2)
-        verdict = info.verdicts.get(key)
-        if verdict is None:
-            verdict = _gpu_p2p(parts[a.name], parts[b.name], code, pcie, a, b, amd_host=amd_host, gpu_count=gpu_count)
-            info.verdicts[key] = verdict
+        via = None if nv else _nvb_peer(a.name, b.name, nv_links)
+        verdict = gpu_pair_verdict(
+            parts[a.name],
+            parts[b.name],
+            pcie,
+            nvlink=nv is not None,
+            via=via,
+            host=host,
+            amd_host=amd_host,
+            gpu_count=gpu_count,
+            same_socket=a.socket == b.socket,
+        )
+        if via is not None and verdict.nccl.endswith("(NVB)"):
+            gbs = min(nv_links[frozenset((a.name, via))][1], nv_links[frozenset((via, b.name))][1])
     else:
         gpu_dev, nic_dev = (a, b) if a.kind == "gpu" else (b, a)
-        key = ("rdma", gpu_dev.part, nic_dev.part, pcie)
-        verdict = info.verdicts.get(key)
-        if verdict is None:
-            verdict = info.verdicts[key] = _gpu_rdma(parts[gpu_dev.name], parts[nic_dev.name], pcie)
-    p2p, note, nccl = verdict
-    return PairPath(a=a.name, b=b.name, code=code, p2p=p2p, p2p_note=note, nccl=nccl, gbs=gbs)
-
-
-def _gpu_p2p(
-    part_a: object,
-    part_b: object,
-    code: PathCode,
-    pcie: PathCode,
-    a: TopologyDevice,
-    b: TopologyDevice,
-    *,
-    amd_host: bool,
-    gpu_count: int,
-) -> tuple[bool, str, str]:
-    if code.startswith("NV"):
-        return True, "NVLink", "NVLink"
-    blocked = [p for p in (part_a, part_b) if isinstance(p, Gpu) and not p.p2p_pcie]
-    if blocked:
-        names = " and ".join(sorted({p.model for p in blocked}))
-        return False, f"{names}: this product line does not enable PCIe P2P", _shm(pcie)
-    if pcie == "SYS":
-        if a.socket == b.socket:
-            return False, "the path crosses between NUMA nodes of one socket", _shm(pcie)
-        return False, "the path crosses the inter-socket link", _shm(pcie)
-    if pcie == "NODE":
-        return False, "the path crosses between root complexes", _shm(pcie)
-    nccl_p2p = PATH_RANK[pcie] <= PATH_RANK["PXB"] or (amd_host and gpu_count <= 2 and pcie == "PHB")
-    if pcie == "PHB":
-        note = "through the CPU's host bridge: works where the platform routes peer traffic"
-        return True, note, "P2P over PCIe" if nccl_p2p else _shm(pcie)
-    return True, f"PCIe P2P through {'one switch' if pcie == 'PIX' else 'switches'}", "P2P over PCIe"
-
-
-def _shm(pcie: PathCode) -> str:
-    return "SHM across sockets" if pcie == "SYS" else "SHM through host memory"
-
-
-def _gpu_rdma(gpu: object, nic: object, pcie: PathCode) -> tuple[bool, str, str]:
-    if not isinstance(nic, Nic) or not nic.rdma:
-        return False, "the NIC does not do RDMA", "sockets through host memory"
-    if isinstance(gpu, Gpu) and not gpu.p2p_pcie:
-        return (
-            False,
-            f"{gpu.model}: GPUDirect RDMA is not enabled on this product line",
-            "RDMA via host memory",
-        )
-    if PATH_RANK[pcie] <= PATH_RANK["PXB"]:
-        return True, "GPUDirect RDMA", "GPUDirect RDMA"
-    return (
-        False,
-        f"the NIC is {pcie} from the GPU (NCCL uses GPUDirect RDMA only at PXB or closer)",
-        ("RDMA via host memory"),
+        verdict = gpu_nic_verdict(parts[gpu_dev.name], parts[nic_dev.name], pcie, host)
+    return PairPath(
+        a=a.name,
+        b=b.name,
+        code=code,
+        p2p=verdict.p2p,
+        p2p_note=verdict.note,
+        nccl=verdict.nccl,
+        gbs=gbs,
+        advice=verdict.advice,
     )
+
+
+def _nvb_peer(a: str, b: str, nv_links: dict[frozenset[str], tuple[int, float]]) -> str | None:
+    """A GPU both reach over their own NVLink (NCCL's NVB path), the lowest-numbered if several."""
+    peers = [name for pair in nv_links if a in pair for name in pair if name != a and frozenset((name, b)) in nv_links]
+    return min(peers, key=lambda n: int(n.removeprefix("GPU"))) if peers else None

@@ -154,12 +154,9 @@ def format_topo_matrix(topo: Topology) -> str:
     lines += ["", LEGEND]
     if topo.nics:
         lines += ["", "NIC Legend:", ""]
-        mlx = 0
         for nic in topo.nics:
             dev = topo.device(nic)
-            label = f"mlx5_{mlx}" if "connectx" in dev.part else dev.model
-            mlx += "connectx" in dev.part
-            lines.append(f"  {nic}: {label}")
+            lines.append(f"  {nic}: {dev.os_name or dev.model}")
     return "\n".join(lines) + "\n"
 
 
@@ -170,7 +167,7 @@ def format_topology(topo: Topology) -> str:
         out += [f"problem: {p}" for p in topo.problems] + [""]
     if topo.gpus or topo.nics:
         out.append(format_topo_matrix(topo))
-    out.append("Links (per direction):")
+    out.append("Links (per direction), in PCI bus order as CUDA and nvidia-smi number the devices, with each slot:")
     for dev in topo.devices:
         via = " -> ".join(dev.chain)
         out.append(
@@ -185,6 +182,11 @@ def format_topology(topo: Topology) -> str:
                 f"  {u.switch:<8} x{u.upstream_lanes} Gen{u.upstream_gen} to {u.upstream} "
                 f"{u.upstream_gbs:6.2f} GB/s, devices {u.device_lanes} lanes ({u.ratio:g}:1)"
             )
+    out += ["", f"NCCL P2P level: {topo.p2p_level} ({topo.p2p_level_source})"]
+    if topo.dead_slots:
+        out.append(f"Switched off (CPU socket empty): {', '.join(topo.dead_slots)}")
+    for bridge in topo.rejected_bridges:
+        out.append(f"NVLink bridge left out: {bridge}")
     if topo.pairs:
         out += ["", "GPU pairs (P2P, what NCCL uses):"]
         for p in topo.pairs:
@@ -193,6 +195,8 @@ def format_topology(topo: Topology) -> str:
                 out.append(
                     f"  {p.a}-{p.b}  {p.code:<4} {'P2P' if p.p2p else 'no P2P':<6} {p.nccl:<24} {gbs}  {p.p2p_note}"
                 )
+                if p.advice:
+                    out.append(f"      NCCL: {p.advice}")
     if topo.notes:
         out += ["", "Notes:"] + [f"  - {n}" for n in topo.notes]
     return "\n".join(out) + "\n"
