@@ -121,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
     topo.add_argument("plan", type=Path)
     topo.add_argument("--machine", metavar="NAME", help="machine id or name (default: every machine)")
     topo.add_argument("--json", action="store_true", help="machine-readable output")
+    topo.add_argument(
+        "--compare",
+        type=Path,
+        metavar="REAL.txt",
+        help="a real `nvidia-smi topo -m` printout: list the cells that differ and their likely cause (exit 1)",
+    )
 
     power = sub.add_parser(
         "power",
@@ -286,7 +292,7 @@ def _dispatch(args: argparse.Namespace, catalog: Catalog, commands: ModuleType) 
     if args.command == "check":
         return int(commands.check(args.plan, catalog, as_json=args.json))
     if args.command == "topo":
-        return int(commands.topo(args.plan, catalog, args.machine, as_json=args.json))
+        return int(commands.topo(args.plan, catalog, args.machine, as_json=args.json, compare=args.compare))
     if args.command == "power":
         return int(commands.power(args.plan, catalog, args.rack, as_json=args.json))
     if args.command == "import-netbox":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 from collections import Counter
@@ -14,8 +15,14 @@ from rackplanner.core.catalog.loading import Catalog, user_catalog_dir
 from rackplanner.core.catalog.netbox import ImportResult, PerFile, add_to_catalog, import_batch
 from rackplanner.core.catalog.parts import PART_KINDS
 from rackplanner.core.errors import InputError
-from rackplanner.core.files import strict_json
+from rackplanner.core.files import read_text, strict_json
 from rackplanner.core.machine.topology import format_topology
+from rackplanner.core.machine.topology.compare import (
+    MAX_MATRIX_BYTES,
+    compare_topology,
+    format_comparison,
+    parse_topo_matrix,
+)
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.summary import format_summary, summarize
 from rackplanner.core.rack.power_text import format_power
@@ -49,7 +56,8 @@ def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
     return 0
 
 
-def topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: bool) -> int:
+def topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: bool, compare: Path | None = None) -> int:
+    """Print each machine's topology; with ``compare``, the cells that differ from a real ``topo -m`` (exit 1)."""
     plan = load_plan(path, catalog)
     machines = [m for m in plan.machines if machine_name is None or machine_name in (m.id, m.name)]
     if not machines:
@@ -57,6 +65,16 @@ def topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: boo
         raise InputError(f"{path}: no machine {machine_name!r} (machines: {known})")
     analysis = analyse(plan, catalog)
     topologies = [analysis.topology(m) for m in machines]
+    if compare is not None:
+        if len(machines) != 1:
+            raise InputError(f"{path}: --compare needs one machine; choose it with --machine (of {len(machines)})")
+        real = parse_topo_matrix(read_text(compare, what="topology matrix", max_bytes=MAX_MATRIX_BYTES), str(compare))
+        result = compare_topology(topologies[0], real, machines[0].host.numa_per_socket)
+        if as_json:
+            print(strict_json(dataclasses.asdict(result) | {"matches": result.matches}))
+        else:
+            print(format_comparison(result, str(compare)), end="")
+        return 0 if result.matches else 1
     if as_json:
         print(strict_json([t.model_dump(mode="json") for t in topologies]))
     else:

@@ -240,9 +240,12 @@ def test_dual_root_board_puts_the_far_socket_at_sys(qtbot: QtBot, catalog: Catal
 def test_nvswitch_board_draws_one_fabric(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
     doc = built(catalog, "dgx-a100-baseboard", "a100-40gb-sxm", "connectx-6-mcx653105a-hdat", "epyc-7742")
     dock = open_dock(qtbot, doc, (900, 760))
-    # board.yaml dgx-a100-baseboard: two root complexes per socket, eight Broadcom switches.
-    assert len(dock.node_boxes("root")) == 4 and len(dock.node_boxes("switch")) == 8
-    assert len(dock.device_boxes("gpu")) == 8 and len(dock.device_boxes("nic")) == 8
+    # board.yaml dgx-a100-baseboard: two GPU root complexes per socket and the storage NIC's, four
+    # Broadcom switches with a further switch level per NIC below each (tests/data/topo/05).
+    assert len(dock.node_boxes("root")) == 5 and len(dock.node_boxes("switch")) == 12
+    assert (
+        len(dock.device_boxes("gpu")) == 8 and len(dock.device_boxes("nic")) == 9
+    )  # eight compute slots and the storage slot
     # NVIDIA NVLink page: twelve NVLinks, 300 GB/s per direction through the NVSwitches: one box, no arcs.
     assert len(dock.scene.nvlink_labels) == 1
     assert "NV12" in dock.scene.nvlink_labels[0] and "300 GB/s" in dock.scene.nvlink_labels[0]

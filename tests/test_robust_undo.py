@@ -148,6 +148,11 @@ class Walker:
         if kind in ("rename_machine", "remove_machine"):
             args: dict[str, Any] = {"machine": self.machine(plan)}
             return {**args, "name": self.name()} if kind == "rename_machine" else args
+        if kind == "set_host_settings":
+            settings = rng.choice(
+                [{"numa_per_socket": rng.choice([1, 2, 4, 3])}, {"acs": rng.random() < 0.5}, {"nccl_p2p_level": "SYS"}]
+            )
+            return {"machine": self.machine(plan), **settings}
         if kind == "configure_machine":
             options: dict[str, Callable[[], Any]] = {
                 "server": lambda: rng.choice([*SERVERS, None]),

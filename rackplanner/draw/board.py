@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Board, Chassis, Cpu, Drive, Gpu, Nic, Slot
+from rackplanner.core.machine.bridges import bridge_rejected
+from rackplanner.core.machine.cpu_fit import dead_slots
 from rackplanner.core.machine.placement import SlotVerdict
 from rackplanner.core.plan.model import Machine
 from rackplanner.core.plan.resolve import board_of, chassis_of
@@ -64,20 +66,28 @@ class SlotGeometry:
 class SlotItem(QGraphicsRectItem):
     """A slot on the board; it lights up green or red while a card is dragged."""
 
-    def __init__(self, slot: Slot, rect: QRectF) -> None:
+    def __init__(self, slot: Slot, rect: QRectF, dead_socket: int | None = None) -> None:
         super().__init__(rect)
         self.slot = slot
         self.verdict: SlotVerdict | None = None
-        self.setBrush(QBrush(SLOT_FILL))
+        # The empty CPU socket this slot's lanes come from, if any: the slot is switched off.
+        self.dead_socket = dead_socket
         self.setPen(QPen(QColor("#555555"), 0.6))
-        self.setToolTip(_slot_description(slot))
         self.setZValue(1)
+        self.show_verdict(None)
+
+    def _resting(self) -> tuple[QBrush, str]:
+        if self.dead_socket is None:
+            return QBrush(SLOT_FILL), _slot_description(self.slot)
+        off = f"Switched off: its lanes come from CPU{self.dead_socket}, whose socket is empty"
+        return QBrush(QColor("#4a4a4a"), Qt.BrushStyle.Dense4Pattern), f"{_slot_description(self.slot)}\n{off}"
 
     def show_verdict(self, verdict: SlotVerdict | None) -> None:
         self.verdict = verdict
         if verdict is None:
-            self.setBrush(QBrush(SLOT_FILL))
-            self.setToolTip(_slot_description(self.slot))
+            brush, tip = self._resting()
+            self.setBrush(brush)
+            self.setToolTip(tip)
             return
         self.setBrush(QBrush(OK_FILL if verdict.ok else BAD_FILL))
         reason = "Drop here" if verdict.ok else f"Cannot go here: {verdict.reason}"
@@ -125,6 +135,8 @@ class BoardDrawing:
         self.card_items: dict[str, CardShape] = {}
         self.bridge_items: list[QGraphicsLineItem] = []
         self.board_rect = QRectF()
+        # Slots switched off because their CPU socket is empty: {slot: socket}.
+        self.dead: dict[str, int] = {}
 
     def draw(self, machine: Machine | None) -> bool:
         """Clear the scene and draw the machine; False (and a hint) when it has no board yet."""
@@ -149,9 +161,10 @@ class BoardDrawing:
         title.setBrush(QBrush(QColor("white")))
         title.setPos(self.board_rect.left() + 4, self.board_rect.top() + 2)
         _small(title, 6.5)
-        self._draw_sockets_and_dimms(board, machine.cpu, machine.cpu_count, sum(m.count for m in machine.memory))
+        self.dead = dead_slots(machine, board)
+        self._draw_sockets_and_dimms(board, machine, sum(m.count for m in machine.memory))
         for geo in geometry:
-            item = SlotItem(geo.slot, geo.rect)
+            item = SlotItem(geo.slot, geo.rect, self.dead.get(geo.slot.id))
             scene.addItem(item)
             self.slot_items[geo.slot.id] = item
             label = _add_text(scene, _slot_label(geo.slot, LABEL_WIDTH_MM - 4))
@@ -176,9 +189,12 @@ class BoardDrawing:
             self.scene.removeItem(line)
         self.bridge_items = []
 
-    def _draw_sockets_and_dimms(self, board: Board, cpu_id: str | None, cpu_count: int, dimms: int) -> None:
+    def _draw_sockets_and_dimms(self, board: Board, machine: Machine, dimms: int) -> None:
         scene = self.scene
-        cpu = self.catalog.get_as(cpu_id, Cpu) if cpu_id else None
+        cpu_count = machine.cpu_count
+        cpu = self.catalog.get_as(machine.cpu, Cpu) if machine.cpu else None
+        wrong = cpu is not None and cpu.socket != board.cpu_socket
+        stranded = {socket for slot, socket in self.dead.items() if machine.card_in(slot) is not None}
         per_socket = (board.dimm_slots or 0) // board.sockets if board.dimm_slots else 0
         filled = dimms
         socket_span = _socket_span(per_socket)
@@ -188,9 +204,21 @@ class BoardDrawing:
             rect = QRectF(x, y, SOCKET_MM, SOCKET_MM)
             occupied = cpu is not None and socket < cpu_count
             fill = QColor("#c9ccd1" if occupied else "#5b6b66")
-            item = scene.addRect(rect, QPen(QColor("#777777"), 0.8), QBrush(fill))
-            item.setToolTip(f"Socket {socket} ({board.cpu_socket}): {cpu.model if occupied and cpu else 'empty'}")
-            text = _add_text(scene, f"CPU{socket}\n{cpu.model if occupied and cpu else board.cpu_socket}")
+            bad = (occupied and wrong) or socket in stranded
+            edge = QPen(CASE_LIMIT, 1.6) if bad else QPen(QColor("#777777"), 0.8)
+            item = scene.addRect(rect, edge, QBrush(fill))
+            tip = f"Socket {socket} ({board.cpu_socket}): {cpu.model if occupied and cpu else 'empty'}"
+            if occupied and wrong and cpu is not None:
+                tip += f"\n{cpu.model} is a {cpu.socket} CPU: it does not fit this socket"
+            if socket in stranded:
+                tip += "\nCards hang off this empty socket's lanes: they are not seen"
+            item.setToolTip(tip)
+            name = cpu.model if occupied and cpu else board.cpu_socket
+            if occupied and wrong and cpu is not None:
+                name += f"\n{cpu.socket}≠{board.cpu_socket}"
+            elif socket in stranded:
+                name = "empty: slots off"
+            text = _add_text(scene, f"CPU{socket}\n{name}")
             _small(text, 5.0)
             text.setPos(x + 3, y + 3)
             for n in range(per_socket):
@@ -241,22 +269,44 @@ class BoardDrawing:
         else:
             card_rect = QRectF(rect.left(), rect.top() - 2, length, width * SLOT_PITCH_MM - 4)
         item = self.card_factory(slot_id, part_id, card_rect, kind, text)
-        item.setToolTip(text.replace("\n", " — ") + f"\nin {slot_item.slot.label}; drag to move, Delete to remove")
+        tip = text.replace("\n", " — ") + f"\nin {slot_item.slot.label}; drag to move, Delete to remove"
+        if slot_id in self.dead:
+            tip += f"\nNot seen: CPU{self.dead[slot_id]}'s socket is empty"
+            _mark_unseen(item, card_rect, f"not seen: CPU{self.dead[slot_id]} empty")
+        item.setToolTip(tip)
         self.scene.addItem(item)
         self.card_items[slot_id] = item
 
     def draw_bridges(self, machine: Machine) -> None:
-        pen = QPen(QColor("#76b900"), 3.0)
+        """NVLink bridges: green where they join their cards, dashed red (with the reason) where not."""
+        board = board_of(machine, self.catalog)
         for bridge in machine.bridges:
             a, b = (self.card_items.get(s) for s in bridge.slots)
-            if a is None or b is None:
+            if a is None or b is None or board is None:
                 continue
+            why = bridge_rejected(bridge, machine, board, self.catalog)
+            pen = QPen(CASE_LIMIT, 3.0, Qt.PenStyle.DashLine) if why else QPen(QColor("#76b900"), 3.0)
             x = a.rect().left() + 120
             line = self.scene.addLine(x, a.rect().center().y(), x, b.rect().center().y(), pen)
             line.setZValue(5)
             self.bridge_items.append(line)
             part = self.catalog.get(bridge.part)
-            line.setToolTip(f"NVLink bridge {part.model if part else bridge.part}")
+            name = f"NVLink bridge {part.model if part else bridge.part}"
+            line.setToolTip(f"{name}: not joined, {why}" if why else name)
+
+
+def _mark_unseen(card: QGraphicsRectItem, rect: QRectF, text: str) -> None:
+    """Hatch a card the OS cannot see and say why, as children so they go with the card."""
+    veil = QGraphicsRectItem(rect, card)
+    veil.setBrush(QBrush(QColor(20, 20, 20, 170), Qt.BrushStyle.BDiagPattern))
+    veil.setPen(QPen(CASE_LIMIT, 1.2, Qt.PenStyle.DashLine))
+    label = StaticTextItem(text, card)
+    label.setBrush(QBrush(QColor("#ffb4a8")))
+    font = QFont()
+    font.setPointSizeF(5.5)
+    font.setBold(True)
+    label.setFont(font)
+    label.setPos(rect.left() + 4, rect.bottom() - 10)
 
 
 def drawing_key(machine: Machine | None, catalog: Catalog) -> tuple[object, ...]:

@@ -204,7 +204,11 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
     """A machine of a plan: its GPUs with the topology's links, else its CPUs and DIMMs."""
     ram_gb, dimm_mts = _machine_ram(machine, catalog)
     cpu = catalog.get_as(machine.cpu, Cpu) if machine.cpu else None
-    gpus = [g for g in (catalog.get_as(c.part, Gpu) for c in machine.cards) if g is not None]
+    topo = derive_topology(machine, catalog)
+    # A card on an empty CPU socket's lanes is not seen by the OS: it runs nothing.
+    dead = set(topo.dead_slots)
+    gpus = [g for g in (catalog.get_as(c.part, Gpu) for c in machine.cards if c.slot not in dead) if g is not None]
+    unseen = sum(1 for c in machine.cards if c.slot in dead and catalog.get_as(c.part, Gpu) is not None)
     if not gpus:
         if cpu is None:
             raise InputError(f"machine {machine.name!r} has neither GPUs nor a CPU to estimate on; add one of them")
@@ -214,12 +218,13 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
     assumptions: list[str] = []
     if len({g.id for g in gpus}) > 1:
         assumptions.append(f"mixed GPUs: every GPU counted as the smallest, {slowest.label}")
-    topo = derive_topology(machine, catalog)
+    if unseen:
+        assumptions.append(f"{unseen} GPU card(s) on an empty CPU socket's slots not counted")
     link_gbs: float | None = None
     link_kind = "none"
     if len(gpus) > 1:
         pairs = [p for p in topo.pairs if p.a in topo.gpus and p.b in topo.gpus]
-        if pairs and all(p.code.startswith("NV") for p in pairs):
+        if pairs and all(p.code.startswith("NV") or (p.p2p and p.nccl.endswith("(NVB)")) for p in pairs):
             link_kind = "NVLink"
         elif pairs and all(p.p2p for p in pairs):
             link_kind = "PCIe P2P"

@@ -96,7 +96,8 @@ def _empty_sockets(machine: Machine, board: Board, catalog: Catalog, add: Add) -
     if not dead:
         return
     empty = sorted(set(dead.values()))
-    names = " and ".join(f"CPU {s + 1}" for s in empty)
+    # Sockets are named CPU0, CPU1 as the board drawing and the block diagram name them.
+    names = " and ".join(f"CPU{s}" for s in empty)
     cut = [card for card in machine.cards if card.slot in dead]
     if not cut:
         add(
@@ -112,7 +113,7 @@ def _empty_sockets(machine: Machine, board: Board, catalog: Catalog, add: Add) -
         add(
             "error",
             "empty-socket",
-            f"{model} in {board.slot_label(card.slot)} hangs off CPU {dead[card.slot] + 1}, whose socket is empty: "
+            f"{model} in {board.slot_label(card.slot)} hangs off CPU{dead[card.slot]}, whose socket is empty: "
             "the card is not powered up or seen. Add the CPU or move the card.",
             slots=[card.slot],
             parts=[card.part],

@@ -18,6 +18,7 @@ from rackplanner.core.catalog.slot_rules import card_slot_problem
 from rackplanner.core.findings import SEVERITY_ORDER, Severity
 from rackplanner.core.machine.bridges import bridge_problems
 from rackplanner.core.machine.cpu_fit import check_cpu
+from rackplanner.core.machine.nccl_fit import check_nccl
 from rackplanner.core.machine.power import machine_power
 from rackplanner.core.machine.topology import Topology, derive_topology
 from rackplanner.core.plan.cache import ContentCache, configuration_key, identity_key
@@ -97,6 +98,7 @@ def _check_machine(machine: Machine, catalog: Catalog, topology: Topology | None
     if server_of(machine, catalog) is None:
         _power(machine, catalog, gpus, add)
     if topology is not None:
+        check_nccl(machine, topology, add)
         for dev in topology.devices:
             if dev.lanes < dev.card_lanes or dev.gen < dev.card_gen:
                 add(

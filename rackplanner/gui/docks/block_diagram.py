@@ -7,6 +7,7 @@ class to it. A diagram for a drop being hovered is drawn ahead, so the drop only
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtCore import QRectF, QSize, QSizeF, Qt, QTimer
 from PySide6.QtGui import (
@@ -18,6 +19,7 @@ from PySide6.QtGui import (
     QTransform,
 )
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QSizePolicy,
@@ -29,7 +31,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rackplanner.core.errors import InputError
+from rackplanner.core.files import read_text
 from rackplanner.core.machine.topology import LEGEND, Topology, format_topo_matrix
+from rackplanner.core.machine.topology.compare import (
+    MAX_MATRIX_BYTES,
+    compare_topology,
+    format_comparison,
+    parse_topo_matrix,
+)
 from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Machine
 from rackplanner.core.plan.resolve import board_of
@@ -117,6 +127,7 @@ class BlockDiagramDock(LiveDock):
         self.document = document
         self.topology: Topology | None = None
         self.matrix_dialog: TopologyMatrixDialog | None = None
+        self.compare_dialog: TopologyMatrixDialog | None = None
 
         body = QWidget(self)
         layout = QVBoxLayout(body)
@@ -132,7 +143,15 @@ class BlockDiagramDock(LiveDock):
         self.fit_action = QAction("Fit", self)
         self.fit_action.setToolTip("Fit the diagram to the dock (the mouse wheel zooms)")
         self.fit_action.triggered.connect(self._fit)
+        self.compare_action = QAction("Compare…", self)
+        self.compare_action.setIconText("Compare…")
+        self.compare_action.setToolTip(
+            "Compare the plan with a real machine: open a saved `nvidia-smi topo -m` printout and see the cells "
+            "that differ, with their likely cause"
+        )
+        self.compare_action.triggered.connect(self._ask_compare)
         toolbar.addAction(self.matrix_action)
+        toolbar.addAction(self.compare_action)
         toolbar.addAction(self.fit_action)
         self.header = _ElidedLabel(toolbar)
         toolbar.addWidget(self.header)
@@ -267,6 +286,7 @@ class BlockDiagramDock(LiveDock):
         self.legend.setVisible(True)
         self.fit_action.setEnabled(True)
         self.matrix_action.setEnabled(bool(topo.gpus or topo.nics))
+        self.compare_action.setEnabled(bool(topo.gpus or topo.nics))
         self._show_notes(topo)
         if self.view.auto_fit:
             self.view.fit()
@@ -361,6 +381,34 @@ class BlockDiagramDock(LiveDock):
         self.matrix_dialog.show()
         self.matrix_dialog.raise_()
         return self.matrix_dialog
+
+    def _ask_compare(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Compare with nvidia-smi topo -m", "", "Text files (*.txt *.log);;All files (*)"
+        )
+        if path:
+            self.compare_with(Path(path))
+
+    def compare_with(self, path: Path) -> TopologyMatrixDialog | None:
+        """Show the cells where the plan differs from the real matrix in ``path`` (or why it cannot be read)."""
+        machine = self.document.plan.machine(self.topology.machine) if self.topology is not None else None
+        if self.topology is None or machine is None:
+            return None
+        try:
+            text = read_text(path, what="topology matrix", max_bytes=MAX_MATRIX_BYTES)
+            result = format_comparison(
+                compare_topology(self.topology, parse_topo_matrix(text, path.name), machine.host.numa_per_socket),
+                path.name,
+            )
+        except InputError as exc:
+            result = f"{exc}\n"
+        dialog = TopologyMatrixDialog(self)
+        dialog.setWindowTitle(f"Plan vs {path.name} · {machine.name}")
+        dialog.set_text(result)
+        dialog.fit_width()
+        dialog.show()
+        self.compare_dialog = dialog
+        return dialog
 
 
 def _escape(text: str) -> str:

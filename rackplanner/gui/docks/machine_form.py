@@ -29,6 +29,7 @@ from rackplanner.core.plan import edits
 from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Machine, PartCount
 from rackplanner.core.plan.resolve import board_of, chassis_of
+from rackplanner.gui.docks.host_settings import HostSettingsBox
 from rackplanner.gui.docks.live import LiveDock, scrolling
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
@@ -132,6 +133,8 @@ class MachineDock(LiveDock):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(machine_box)
+        self.host = HostSettingsBox(document, self.machine)
+        layout.addWidget(self.host)
         layout.addWidget(self.note)
         layout.addWidget(add_box)
         layout.addStretch(1)
@@ -271,6 +274,7 @@ class MachineDock(LiveDock):
 
     def _fill_fields(self, machine: Machine | None) -> None:
         catalog = self._document.catalog
+        self.host.fill(machine)
         for widget in self._inputs()[1:]:
             widget.setEnabled(machine is not None)
         self.machine_choice.setEnabled(bool(self._document.plan.machines))

@@ -20,7 +20,13 @@ from rackplanner.core.plan.edits.cards import (
 )
 from rackplanner.core.plan.edits.document import set_plan_notes, set_price_override
 from rackplanner.core.plan.edits.feeds import add_feed, remove_feed, set_device_feed, set_outlet_assignment
-from rackplanner.core.plan.edits.machines import add_machine, configure_machine, remove_machine, rename_machine
+from rackplanner.core.plan.edits.machines import (
+    add_machine,
+    configure_machine,
+    remove_machine,
+    rename_machine,
+    set_host_settings,
+)
 from rackplanner.core.plan.edits.racks import (
     DEFAULT_ROW_ID,
     DEFAULT_ROW_NAME,
@@ -64,6 +70,7 @@ __all__ = [
     "rename_row",
     "set_card_network",
     "set_device_feed",
+    "set_host_settings",
     "set_outlet_assignment",
     "set_plan_notes",
     "set_power_limit",

@@ -28,6 +28,7 @@ from rackplanner.core.plan.edits.base import (
     _replace_machine,
 )
 from rackplanner.core.plan.model import (
+    HostSettings,
     Machine,
     PartCount,
     Plan,
@@ -165,3 +166,15 @@ def configure_machine(
     dropped = len(old.cards) - len(cards)
     label = f"Configure {old.name}" + (f" ({dropped} cards taken out)" if dropped else "")
     return EditResult(_replace_machine(plan, updated), _MACHINE_PARTS, label, frozenset({machine}))
+
+
+def set_host_settings(plan: Plan, *, machine: str, **settings: Any) -> EditResult:
+    """Change BIOS/OS settings of a machine (NUMA per socket, ACS, IOMMU, SMT, P2P driver, NCCL variables)."""
+    old = _machine(plan, machine)
+    unknown = sorted(set(settings) - set(HostSettings.model_fields))
+    if unknown:
+        raise EditRefused(f"{unknown[0]} is not a host setting")
+    host = _build(HostSettings, **{**old.host.model_dump(), **settings})
+    updated = old.model_copy(update={"host": host})
+    changed = ", ".join(f"{k} {v}" for k, v in settings.items())
+    return EditResult(_replace_machine(plan, updated), _MACHINE_PARTS, f"{old.name}: {changed}", frozenset({machine}))

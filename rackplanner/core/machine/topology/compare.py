@@ -1,0 +1,219 @@
+"""Plan against the real machine: read an ``nvidia-smi topo -m`` printout and say which cells differ and why.
+
+The reader takes the matrix as users paste it: with or without the NIC legend (older
+drivers name NIC columns ``mlx5_0`` directly), with ANSI underlines, with a P2P status
+matrix (``topo -p2p``) before it, and with or without the affinity columns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rackplanner.core.errors import InputError
+from rackplanner.core.machine.topology.model import Topology
+
+# A topo -m printout of a 72-GPU NVL rack is a few tens of kB; anything far larger is not one.
+MAX_MATRIX_BYTES = 4_000_000
+
+_CODE = re.compile(r"^(X|SYS|NODE|PHB|PXB|PIX|NV\d+)$")
+_NAME = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\d+)$")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_LEGEND = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
+_AFFINITY = re.compile(r"^[\d,\-]+$")
+
+
+@dataclass
+class RealTopology:
+    """A matrix as ``nvidia-smi topo -m`` printed it: names in column order, cells, affinities, NIC names."""
+
+    names: list[str]
+    matrix: dict[str, dict[str, str]]
+    cpu_affinity: dict[str, str] = field(default_factory=dict)
+    numa_affinity: dict[str, str] = field(default_factory=dict)
+    nic_names: dict[str, str] = field(default_factory=dict)  # NIC0 -> mlx5_0
+
+    @property
+    def gpus(self) -> list[str]:
+        return [n for n in self.names if n.startswith("GPU")]
+
+    @property
+    def nics(self) -> list[str]:
+        return [n for n in self.names if not n.startswith("GPU")]
+
+
+def parse_topo_matrix(text: str, origin: str = "the matrix") -> RealTopology:
+    """Read the first path-class matrix in ``text``; InputError naming ``origin`` when there is none."""
+    lines = [_ANSI.sub("", line).rstrip() for line in text.splitlines()]
+    for i, line in enumerate(lines):
+        header = [t for t in line.split() if _NAME.match(t)]
+        if not header or header != line.split()[: len(header)]:
+            continue
+        found = _rows(lines[i + 1 :], header)
+        if found is not None:
+            real = RealTopology(names=header, matrix=found[0], cpu_affinity=found[1], numa_affinity=found[2])
+            for rest in lines[i + 1 :]:
+                legend = _LEGEND.match(rest)
+                if legend:
+                    real.nic_names[legend.group(1)] = legend.group(2)
+            for name in header:
+                if name.startswith("mlx"):
+                    real.nic_names[name] = name
+            return real
+    raise InputError(f"{origin}: no nvidia-smi topo -m matrix found (a header line of GPU0 GPU1 ... and its rows)")
+
+
+def _rows(
+    lines: list[str], header: list[str]
+) -> tuple[dict[str, dict[str, str]], dict[str, str], dict[str, str]] | None:
+    matrix: dict[str, dict[str, str]] = {}
+    cpu: dict[str, str] = {}
+    numa: dict[str, str] = {}
+    for line in lines:
+        tokens = line.split()
+        if not tokens or tokens[0] not in header or tokens[0] in matrix:
+            break
+        cells = tokens[1 : 1 + len(header)]
+        if len(cells) < len(header) or not all(_CODE.match(c) for c in cells):
+            return None
+        matrix[tokens[0]] = dict(zip(header, cells, strict=True))
+        rest = tokens[1 + len(header) :]
+        if rest and _AFFINITY.match(rest[0]):
+            cpu[tokens[0]] = rest[0]
+            if len(rest) > 1 and (rest[1].isdigit() or rest[1] == "N/A"):
+                numa[tokens[0]] = rest[1]
+    return (matrix, cpu, numa) if set(matrix) == set(header) else None
+
+
+@dataclass(frozen=True)
+class CellDifference:
+    a: str
+    b: str
+    plan: str
+    real: str
+    cause: str
+
+
+@dataclass
+class Comparison:
+    cells: int
+    agree: int
+    differences: list[CellDifference]
+    problems: list[str]  # devices or affinities that differ, in words
+
+    @property
+    def matches(self) -> bool:
+        return not self.differences and not self.problems
+
+
+def compare_topology(plan: Topology, real: RealTopology, numa_per_socket: int = 1) -> Comparison:
+    """Cell by cell: the plan's GPUs by number, NICs by driver name (mlx5_0) where both have one, else by number."""
+    problems: list[str] = []
+    if len(plan.gpus) != len(real.gpus):
+        problems.append(
+            f"the plan has {len(plan.gpus)} GPUs, the machine shows {len(real.gpus)}: a card missing, a dual-GPU "
+            "card, or a GPU the driver does not see"
+        )
+    nic_map = _nic_map(plan, real)
+    if len(plan.nics) != len(real.nics):
+        problems.append(
+            f"the plan has {len(plan.nics)} NIC devices, the machine shows {len(real.nics)} (mlx5 shows one per "
+            "port, mlx4 one per card; NICs without RDMA are not listed)"
+        )
+    mapping = {g: g for g in plan.gpus if g in real.matrix} | nic_map
+    names = [n for n in [*plan.gpus, *plan.nics] if n in mapping]
+    differences: list[CellDifference] = []
+    cells = agree = 0
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            cells += 1
+            mine, theirs = plan.matrix[a][b], real.matrix[mapping[a]][mapping[b]]
+            if mine == theirs:
+                agree += 1
+                continue
+            differences.append(
+                CellDifference(a, b, mine, theirs, likely_cause(plan, a, b, mine, theirs, numa_per_socket))
+            )
+    grouped: dict[str, list[str]] = {}
+    for gpu in plan.gpus:
+        dev = plan.device(gpu)
+        numa = real.numa_affinity.get(gpu)
+        if numa is not None and numa != "N/A" and numa != str(dev.numa_node):
+            text = (
+                f"NUMA node {numa} in the machine, {dev.numa_node} in the plan: "
+                "the NUMA-per-socket setting (NPS/SNC) or the slot differs"
+            )
+            grouped.setdefault(text, []).append(gpu)
+        cpus = real.cpu_affinity.get(gpu)
+        if cpus is not None and dev.cpu_affinity not in ("N/A", cpus):
+            smt = "," not in cpus and "," in dev.cpu_affinity
+            text = f"CPU affinity {cpus} in the machine, {dev.cpu_affinity} in the plan" + (
+                ": SMT is off in the machine" if smt else ": a different CPU, core count or NUMA setting"
+            )
+            grouped.setdefault(text, []).append(gpu)
+    problems += [f"{', '.join(gpus)}: {text}" for text, gpus in grouped.items()]
+    return Comparison(cells=cells, agree=agree, differences=differences, problems=problems)
+
+
+def _nic_map(plan: Topology, real: RealTopology) -> dict[str, str]:
+    """Plan NIC -> real column: by driver name (mlx5_0) where both sides give it, the rest in order.
+
+    Newer rdma-core renames devices by their PCI address (``ibp177s0f0``), so names that are
+    not the driver's are matched by position.
+    """
+    by_os = {name: column for column, name in real.nic_names.items()}
+    mapping: dict[str, str] = {}
+    for nic in plan.nics:
+        os_name = plan.device(nic).os_name
+        if os_name is not None and os_name in by_os:
+            mapping[nic] = by_os[os_name]
+    left = [column for column in real.nics if column not in mapping.values()]
+    for nic in plan.nics:
+        if nic not in mapping and left:
+            mapping[nic] = left.pop(0)
+    return mapping
+
+
+def likely_cause(plan: Topology, a: str, b: str, mine: str, theirs: str, numa_per_socket: int = 1) -> str:
+    """The plainest reason a planned cell can differ from the real one."""
+    da, db = plan.device(a), plan.device(b)
+    if theirs.startswith("NV") and mine.startswith("NV"):
+        return "a different number of NVLinks: check the bridge model or the GPU's NVLink count"
+    if theirs.startswith("NV"):
+        return "NVLink in the machine that the plan lacks: add the bridge, or choose the SXM/NVLink board"
+    if mine.startswith("NV"):
+        return "NVLink in the plan that the machine does not show: a bridge not seated, or a different board"
+    if theirs == "SYS" and da.socket == db.socket:
+        if numa_per_socket == 1:
+            return "the machine splits the socket into NUMA nodes: set NUMA nodes per socket (NPS/SNC) in BIOS and OS"
+        return "the NUMA split differs: check NUMA nodes per socket and the host bridges' quadrants"
+    if mine == "SYS" and da.socket != db.socket:
+        return "one socket in the machine, two in the plan: a card sits in another slot, or the slot-to-CPU map differs"
+    if mine == "SYS":
+        return "the machine has fewer NUMA nodes per socket than the plan (NPS1/SNC off)"
+    if theirs == "PHB" and mine == "NODE":
+        return "the machine puts both under one host bridge; the catalog gives them separate root complexes"
+    if theirs == "NODE" and mine == "PHB":
+        return "separate host bridges in the machine; the catalog puts them under one"
+    if theirs in ("PIX", "PXB") and mine in ("PHB", "NODE"):
+        return "a PCIe switch joins them in the machine (a riser or switch board the plan lacks, or other slots)"
+    if mine in ("PIX", "PXB") and theirs in ("PHB", "NODE"):
+        return "the plan puts them behind a switch that the machine does not have between them (other slots?)"
+    if {mine, theirs} == {"PIX", "PXB"}:
+        return "one switch in one, several in the other: the switch tree differs"
+    return "the slots or the board layout differ"
+
+
+def format_comparison(result: Comparison, origin: str) -> str:
+    """The comparison as a person reads it: a count, then each differing cell grouped by its likely cause."""
+    out = [f"Compared with {origin}: {result.agree} of {result.cells} cells agree."]
+    out += [f"  - {p}" for p in result.problems]
+    by_cause: dict[str, list[CellDifference]] = {}
+    for diff in result.differences:
+        by_cause.setdefault(diff.cause, []).append(diff)
+    for cause, diffs in by_cause.items():
+        cells = ", ".join(f"{d.a}-{d.b} plan {d.plan} / real {d.real}" for d in diffs)
+        out.append(f"  {cause}:\n      {cells}")
+    if result.matches:
+        out.append("The plan matches the machine.")
+    return "\n".join(out) + "\n"
