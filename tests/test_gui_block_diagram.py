@@ -359,3 +359,21 @@ def test_a_hovered_drop_is_drawn_ahead_and_the_drop_only_shows_it(
     # Same links as a fresh drawing: GPU7 sits in slot 8 behind switch B at Gen3 x16.
     assert dock.scene.edge_labels == fresh.edge_labels
     assert dock.scene.edge_labels["dev:GPU7"] == f"Gen3 x16 · {pcie_gbs(3, 16):.2f} GB/s card Gen4 x16"
+
+
+def test_compare_with_a_real_matrix_from_the_dock(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    topo_dir = Path(__file__).parent / "data" / "topo"
+    stem = "14-wrx80-3975wx-2x-rtx5090-club3090-1140"
+    document = PlanDocument(load_plan(topo_dir / f"{stem}.json", catalog), catalog)
+    document.set_current_machine("real")
+    dock = open_dock(qtbot, document)
+    assert dock.compare_action.isEnabled()
+    dialog = dock.compare_with(topo_dir / f"{stem}.txt")
+    assert dialog is not None and dialog.isVisible()
+    # tests/data/topo/14: PHB in the machine, NODE in the catalog's WRX80E layout (test_topology_real).
+    text = dialog.text.toPlainText()
+    assert "0 of 1 cells agree" in text and "GPU0-GPU1 plan NODE / real PHB" in text
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello", encoding="utf-8")
+    bad = dock.compare_with(junk)
+    assert bad is not None and "junk.txt: no nvidia-smi topo -m matrix found" in bad.text.toPlainText()

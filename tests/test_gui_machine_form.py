@@ -211,3 +211,27 @@ def test_form_follows_other_views_and_keeps_a_blank_name_out(qtbot: QtBot, catal
     dock.name.setText("   ")
     dock.name.editingFinished.emit()
     assert dock.name.text() == "Den" and document.undo_stack.count() == 1
+
+
+def test_host_settings_are_undoable_and_reach_the_topology(qtbot: QtBot, catalog: Catalog) -> None:
+    from rackplanner.core.machine.topology import derive_topology
+
+    document, dock = make(qtbot, catalog, "sys-4028gr-trt2-8gpu.json")
+    box = dock.host
+    assert box.numa.currentData() == 1 and box.checks["smt"].isChecked()
+    # SMT off: the Xeon E5-2680 v4's 14 cores without their siblings (28-41) in the affinity column.
+    box.checks["smt"].click()
+    machine = document.plan.machine("trainer")
+    assert machine is not None and machine.host.smt is False and document.undo_stack.count() == 1
+    assert derive_topology(machine, catalog).device("GPU0").cpu_affinity == "0-13"
+    box.p2p_level.setCurrentIndex(box.p2p_level.findData("SYS"))
+    machine = document.plan.machine("trainer")
+    assert machine is not None and machine.host.nccl_p2p_level == "SYS"
+    # NCCL_P2P_LEVEL=SYS: the PHB pairs across the two switch hives now use P2P.
+    assert derive_topology(machine, catalog).pair("GPU0", "GPU4").p2p
+    document.undo_stack.undo()
+    document.undo_stack.undo()
+    assert box.checks["smt"].isChecked() and box.p2p_level.currentData() is None
+    assert document.plan.machine("trainer") == load_plan(EXAMPLES / "sys-4028gr-trt2-8gpu.json", catalog).machine(
+        "trainer"
+    )
