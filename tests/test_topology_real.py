@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from rackplanner.core.capacity.hardware import from_machine
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
 from rackplanner.core.machine.fit import check_machine
@@ -174,8 +175,6 @@ def test_missing_second_cpu_switches_its_slots_off(catalog: Catalog) -> None:
     assert topo.gpus == ["GPU0", "GPU1"] and topo.dead_slots == ["gpu5", "gpu6", "gpu7", "gpu8"]
     found = [f for f in check_machine(machine, catalog, topo) if f.code == "empty-socket"]
     assert [f.slots for f in found] == [["gpu5"], ["gpu6"]] and all(f.severity == "error" for f in found)
-    from rackplanner.core.capacity.hardware import from_machine
-
     assert from_machine(machine, catalog).devices == 2
     both = machine.model_copy(update={"cpu_count": 2})
     assert len(derive_topology(both, catalog).gpus) == 4 and from_machine(both, catalog).devices == 4

@@ -150,7 +150,7 @@ def test_dgx1_hybrid_cube_mesh(catalog: Catalog) -> None:
     # and GPU1-GPU5 NV2, so P2P through GPU1 at the narrower 25 GB/s.
     fallback = topo.pair("GPU0", "GPU5")
     assert fallback.code == "SYS" and fallback.p2p and fallback.nccl == "P2P over NVLink through GPU1 (NVB)"
-    assert fallback.gbs == 25
+    assert fallback.gbs == 25 and fallback.via == "GPU1"
     assert "GPU0-GPU5, GPU0-GPU6, GPU0-GPU7, GPU1-GPU4" in topo.notes[-3]
     assert topo.notes[-3].endswith("have no NVLink and fall back to PCIe (SYS).")
     # A ring over doubled links only exists in this matrix (0-3-2-1-5-6-7-4): NV2 at every hop.

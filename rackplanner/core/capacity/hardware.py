@@ -224,7 +224,7 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
     link_kind = "none"
     if len(gpus) > 1:
         pairs = [p for p in topo.pairs if p.a in topo.gpus and p.b in topo.gpus]
-        if pairs and all(p.code.startswith("NV") or (p.p2p and p.nccl.endswith("(NVB)")) for p in pairs):
+        if pairs and all(p.code.startswith("NV") or p.via is not None for p in pairs):
             link_kind = "NVLink"
         elif pairs and all(p.p2p for p in pairs):
             link_kind = "PCIe P2P"

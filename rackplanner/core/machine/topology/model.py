@@ -60,6 +60,8 @@ class PairPath(BaseModel):
     gbs: float | None
     # The NCCL environment variable that would change what NCCL does here, and why.
     advice: str | None = None
+    # The GPU NCCL relays P2P through over NVLink (NVB), when it does.
+    via: str | None = None
 
 
 class SwitchUplink(BaseModel):

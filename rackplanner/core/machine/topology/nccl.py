@@ -38,6 +38,8 @@ class PairVerdict:
     nccl: str
     # The NCCL environment variable (and value) that would change this verdict, and why.
     advice: str | None = None
+    # The GPU NCCL relays through over NVLink (its NVB path), when it does.
+    via: str | None = None
 
 
 def p2p_level(host: HostSettings, *, amd_host: bool, gpu_count: int) -> tuple[str, str]:
@@ -76,7 +78,7 @@ def gpu_pair_verdict(
             )
         if path == "NVL":
             return PairVerdict(True, "NVLink", "NVLink")
-        return PairVerdict(True, f"NVLink through {via}", f"P2P over NVLink through {via} (NVB)")
+        return PairVerdict(True, f"NVLink through {via}", f"P2P over NVLink through {via} (NVB)", via=via)
     blocked = sorted({p.model for p in (part_a, part_b) if isinstance(p, Gpu) and not p.p2p_pcie})
     hardware, note = _pcie_p2p(pcie, blocked, host, same_socket=same_socket)
     if NCCL_RANK[path] > NCCL_RANK[level]:

@@ -63,8 +63,8 @@ def pair_path(
             gpu_count=gpu_count,
             same_socket=a.socket == b.socket,
         )
-        if via is not None and verdict.nccl.endswith("(NVB)"):
-            gbs = min(nv_links[frozenset((a.name, via))][1], nv_links[frozenset((via, b.name))][1])
+        if verdict.via is not None:
+            gbs = min(nv_links[frozenset((a.name, verdict.via))][1], nv_links[frozenset((verdict.via, b.name))][1])
     else:
         gpu_dev, nic_dev = (a, b) if a.kind == "gpu" else (b, a)
         verdict = gpu_nic_verdict(parts[gpu_dev.name], parts[nic_dev.name], pcie, host)
@@ -77,6 +77,7 @@ def pair_path(
         nccl=verdict.nccl,
         gbs=gbs,
         advice=verdict.advice,
+        via=verdict.via,
     )
 
 
