@@ -249,7 +249,8 @@ def test_nvswitch_board_draws_one_fabric(qtbot: QtBot, catalog: Catalog, tmp_pat
     # NVIDIA NVLink page: twelve NVLinks, 300 GB/s per direction through the NVSwitches: one box, no arcs.
     assert len(dock.scene.nvlink_labels) == 1
     assert "NV12" in dock.scene.nvlink_labels[0] and "300 GB/s" in dock.scene.nvlink_labels[0]
-    assert dock.scene.inter_socket_label == "Infinity Fabric (xGMI)"
+    # cpu.yaml epyc-7742: four xGMI links at 18 GT/s, 2 bytes per transfer = 144 GB/s per direction.
+    assert dock.scene.inter_socket_label == "Infinity Fabric (xGMI) · 144 GB/s"
     doc.select_slots(["sxm1"])
     painted = fills(dock)
     assert {painted[f"GPU{i}"] for i in range(1, 8)} == {"NV#"}

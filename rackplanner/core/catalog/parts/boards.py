@@ -104,6 +104,14 @@ class NvlinkWiring(Frozen):
     links: int = Field(ge=1, le=1024)
 
 
+# PCIe host bridges per CPU on AMD's server and workstation I/O dies, each serving two x16
+# links (root ports x.01.x and x.03.x): lspci -tv shows four per socket on SP3 (G292-Z20:
+# 00/40/80/c0), sWRX8 (WRX80D8-2T, club-3090 #1106: 00/20/40/60), SP5 (ESC8000A-E12,
+# stelline) and sTR5 (WRX90, stelline: 00/20/c0/e0). A board listing more root complexes on
+# one of these sockets lists x16 links, not host bridges, and must say so.
+HOST_BRIDGES_PER_SOCKET: dict[str, int] = {"SP3": 4, "sWRX8": 4, "SP5": 4, "sTR5": 4}
+
+
 class Board(Part):
     kind: ClassVar[str] = "board"
 
@@ -131,6 +139,10 @@ class Board(Part):
     overhead_w: float | None = Field(default=None, ge=0, le=1e6)
     # Lane sharing a bifurcation group cannot say: a slot switched off or narrowed by another.
     lane_sharing: list[LaneShare] = Field(default_factory=list)
+    # False where root_complexes are the CPU's x16 links and which of them share a PCIe host
+    # bridge is not known (no block diagram or lspci with slot numbers): two of them then
+    # print PHB or NODE on the machine, and the plan cannot say which.
+    host_bridges_known: bool = True
 
     @model_validator(mode="after")
     def _references_resolve(self) -> Board:
@@ -149,6 +161,7 @@ class Board(Part):
         for rc in self.root_complexes:
             if rc.socket >= self.sockets:
                 raise ValueError(f"root complex {rc.id} is on socket {rc.socket}, but the board has {self.sockets}")
+        self._host_bridges_possible()
         for sw in self.switches:
             if sw.upstream not in nodes:
                 raise ValueError(f"switch {sw.id}: upstream {sw.upstream!r} is not on this board")
@@ -176,6 +189,19 @@ class Board(Part):
                 if end not in slot_ids:
                     raise ValueError(f"lane sharing: slot {end!r} is not on this board")
         return self
+
+    def _host_bridges_possible(self) -> None:
+        limit = HOST_BRIDGES_PER_SOCKET.get(self.cpu_socket)
+        if limit is None or not self.host_bridges_known:
+            return
+        for socket in range(self.sockets):
+            count = sum(1 for rc in self.root_complexes if rc.socket == socket)
+            if count > limit:
+                raise ValueError(
+                    f"socket {socket} has {count} root complexes, but a {self.cpu_socket} CPU has {limit} PCIe "
+                    "host bridges: put slots that share one under the same root complex, or set "
+                    "host_bridges_known: false"
+                )
 
     def slot(self, slot_id: str) -> Slot | None:
         return next((s for s in self.slots if s.id == slot_id), None)

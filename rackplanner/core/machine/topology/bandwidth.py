@@ -73,20 +73,22 @@ def switch_uplinks(board: Board, devices: Sequence[TopologyDevice]) -> list[Swit
     return result
 
 
-# Bytes a UPI link moves per transfer and direction: 20 lanes, 16 of them data (Intel Xeon
-# Scalable platform brief: "up to 3 UPI links at 10.4 GT/s", 20.8 GB/s per link per direction).
-UPI_BYTES_PER_TRANSFER = 2
+# Bytes a socket link moves per transfer and direction. UPI and QPI carry 16 data bits of 20
+# lanes (Intel Xeon Scalable platform brief: "up to 3 UPI links at 10.4 GT/s", 20.8 GB/s per
+# link per direction); an xGMI link is x16 (Lenovo Press LP1852: four EPYC 9004 links at
+# 32 Gbps give 512 GB/s both ways, 64 GB/s per link per direction). Two bytes for all three.
+SOCKET_LINK_BYTES_PER_TRANSFER = 2
 
 
 def inter_socket_gbs(board: Board, cpu: Cpu | None) -> float | None:
-    """Socket-to-socket bandwidth per direction, GB/s: the board's figure, else the CPU's UPI links x rate.
+    """Socket-to-socket bandwidth per direction, GB/s: the board's figure, else the CPU's links x rate.
 
-    None where neither is known (QPI parts and EPYC's xGMI links have no rate in the catalog).
+    None where neither is known (parts whose link rate no source gave).
     """
     if board.sockets < 2:
         return None
     if board.inter_socket_gbs is not None:
         return board.inter_socket_gbs
-    if cpu is None or cpu.inter_socket_link != "UPI" or not cpu.inter_socket_links or not cpu.inter_socket_gts:
+    if cpu is None or not cpu.inter_socket_links or not cpu.inter_socket_gts:
         return None
-    return round(cpu.inter_socket_links * cpu.inter_socket_gts * UPI_BYTES_PER_TRANSFER, 2)
+    return round(cpu.inter_socket_links * cpu.inter_socket_gts * SOCKET_LINK_BYTES_PER_TRANSFER, 2)

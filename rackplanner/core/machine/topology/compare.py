@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 from rackplanner.core.errors import InputError
 from rackplanner.core.machine.topology.model import Topology
 
+UNKNOWN_HOST_BRIDGE = (
+    "these slots share a PCIe host bridge in the machine; which slots do is not known for this board, "
+    "so the plan cannot say PHB or NODE"
+)
+
 # A topo -m printout of a 72-GPU NVL rack is a few tens of kB; anything far larger is not one.
 MAX_MATRIX_BYTES = 4_000_000
 
@@ -100,6 +105,9 @@ class Comparison:
     agree: int
     differences: list[CellDifference]
     problems: list[str]  # devices or affinities that differ, in words
+    # PHB in the machine where the plan says NODE between x16 links of a board whose host
+    # bridges the catalog does not know: not a difference the plan can be held to.
+    unchecked: list[CellDifference] = field(default_factory=list)
 
     @property
     def matches(self) -> bool:
@@ -123,6 +131,7 @@ def compare_topology(plan: Topology, real: RealTopology, numa_per_socket: int = 
     mapping = {g: g for g in plan.gpus if g in real.matrix} | nic_map
     names = [n for n in [*plan.gpus, *plan.nics] if n in mapping]
     differences: list[CellDifference] = []
+    unchecked: list[CellDifference] = []
     cells = agree = 0
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
@@ -130,6 +139,9 @@ def compare_topology(plan: Topology, real: RealTopology, numa_per_socket: int = 
             mine, theirs = plan.matrix[a][b], real.matrix[mapping[a]][mapping[b]]
             if mine == theirs:
                 agree += 1
+                continue
+            if theirs == "PHB" and plan.pair(a, b).host_bridge_unknown:
+                unchecked.append(CellDifference(a, b, mine, theirs, UNKNOWN_HOST_BRIDGE))
                 continue
             differences.append(
                 CellDifference(a, b, mine, theirs, likely_cause(plan, a, b, mine, theirs, numa_per_socket))
@@ -152,7 +164,7 @@ def compare_topology(plan: Topology, real: RealTopology, numa_per_socket: int = 
             )
             grouped.setdefault(text, []).append(gpu)
     problems += [f"{', '.join(gpus)}: {text}" for text, gpus in grouped.items()]
-    return Comparison(cells=cells, agree=agree, differences=differences, problems=problems)
+    return Comparison(cells=cells, agree=agree, differences=differences, problems=problems, unchecked=unchecked)
 
 
 def _nic_map(plan: Topology, real: RealTopology) -> dict[str, str]:
@@ -207,6 +219,9 @@ def likely_cause(plan: Topology, a: str, b: str, mine: str, theirs: str, numa_pe
 def format_comparison(result: Comparison, origin: str) -> str:
     """The comparison as a person reads it: a count, then each differing cell grouped by its likely cause."""
     out = [f"Compared with {origin}: {result.agree} of {result.cells} cells agree."]
+    if result.unchecked:
+        cells = ", ".join(f"{d.a}-{d.b} plan {d.plan} / real {d.real}" for d in result.unchecked)
+        out.append(f"  Not checked ({len(result.unchecked)}): {UNKNOWN_HOST_BRIDGE}:\n      {cells}")
     out += [f"  - {p}" for p in result.problems]
     by_cause: dict[str, list[CellDifference]] = {}
     for diff in result.differences:
@@ -215,5 +230,5 @@ def format_comparison(result: Comparison, origin: str) -> str:
         cells = ", ".join(f"{d.a}-{d.b} plan {d.plan} / real {d.real}" for d in diffs)
         out.append(f"  {cause}:\n      {cells}")
     if result.matches:
-        out.append("The plan matches the machine.")
+        out.append("The plan matches the machine" + (" in every cell it can check." if result.unchecked else "."))
     return "\n".join(out) + "\n"

@@ -62,6 +62,9 @@ class PairPath(BaseModel):
     advice: str | None = None
     # The GPU NCCL relays P2P through over NVLink (NVB), when it does.
     via: str | None = None
+    # NODE between two x16 links of a board whose host bridges are not known: PHB if the two
+    # share one, which the catalog cannot say.
+    host_bridge_unknown: bool = False
 
 
 class SwitchUplink(BaseModel):

@@ -78,6 +78,7 @@ def pair_path(
         gbs=gbs,
         advice=verdict.advice,
         via=verdict.via,
+        host_bridge_unknown=pcie == "NODE" and not nv and not info.board.host_bridges_known,
     )
 
 

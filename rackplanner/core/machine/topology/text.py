@@ -65,6 +65,11 @@ def explain(topo: Topology, machine: Machine, board: Board, catalog: Catalog) ->
     if len(by_socket) > 1:
         spans = [_span(names) for _, names in sorted(by_socket.items())]
         link = topo.inter_socket_link or "inter-socket link"
+        if topo.inter_socket_gbs is None:
+            notes.append(
+                f"The {link}'s bandwidth is not in the catalog for this CPU and board, so traffic between "
+                "sockets is not limited by it in the estimates (unknown, so not checked)."
+            )
         across = [frozenset((a.name, b.name)) for a in gpus for b in gpus if a.socket < b.socket]
         if not any(pair in nv_joined for pair in across):
             notes.append(f"{' and '.join(spans)} reach each other only across the {link} (SYS).")
@@ -78,9 +83,16 @@ def explain(topo: Topology, machine: Machine, board: Board, catalog: Catalog) ->
         if len(roots) == 1:
             notes.append(f"All {len(gpus)} GPUs hang off one root complex: no pair crosses a socket.")
         else:
-            notes.append(
-                f"The {len(gpus)} GPUs spread over {len(roots)} root complexes of one socket (NODE between them)."
-            )
+            where = "root complexes" if board.host_bridges_known else "x16 links"
+            between = " (NODE between them)" if board.host_bridges_known else ""
+            notes.append(f"The {len(gpus)} GPUs spread over {len(roots)} {where} of one socket{between}.")
+    unsure = [f"{p.a}-{p.b}" for p in topo.pairs if p.host_bridge_unknown]
+    if unsure:
+        notes.append(
+            f"Which slots of {board.model} share a PCIe host bridge is not known, so {', '.join(unsure[:6])}"
+            f"{' and others' if len(unsure) > 6 else ''} may print PHB on the machine rather than NODE "
+            "(unknown, so not checked)."
+        )
     by_switch: dict[str, list[str]] = {}
     for g in gpus:
         if len(g.chain) > 1:
@@ -192,8 +204,9 @@ def format_topology(topo: Topology) -> str:
         for p in topo.pairs:
             if p.a in topo.gpus and p.b in topo.gpus:
                 gbs = f"{p.gbs:.2f} GB/s" if p.gbs is not None else "unknown"
+                code = f"{p.code}?" if p.host_bridge_unknown else p.code
                 out.append(
-                    f"  {p.a}-{p.b}  {p.code:<4} {'P2P' if p.p2p else 'no P2P':<6} {p.nccl:<24} {gbs}  {p.p2p_note}"
+                    f"  {p.a}-{p.b}  {code:<5} {'P2P' if p.p2p else 'no P2P':<6} {p.nccl:<24} {gbs}  {p.p2p_note}"
                 )
                 if p.advice:
                     out.append(f"      NCCL: {p.advice}")
