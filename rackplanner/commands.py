@@ -16,6 +16,7 @@ from rackplanner.core.catalog.netbox import ImportResult, PerFile, add_to_catalo
 from rackplanner.core.catalog.parts import PART_KINDS
 from rackplanner.core.errors import InputError
 from rackplanner.core.files import read_text, strict_json
+from rackplanner.core.findings import summarize_findings
 from rackplanner.core.machine.topology import format_topology
 from rackplanner.core.machine.topology.compare import (
     MAX_MATRIX_BYTES,
@@ -45,14 +46,15 @@ def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
     else:
         print(f"{path}: valid")
         print(format_summary(summary))
+        # Identical servers say the same thing once, naming every server it holds for.
         if findings:
             print("Findings:")
-            for finding in findings:
-                print(f"  {finding.severity:<7} [{finding.machine}] {finding.message}")
+            for entry in summarize_findings((f.severity, f.code, f.message, f.machine) for f in findings):
+                print(f"  {entry.severity:<7} [{entry.where_text}] {entry.message}")
         if rack_findings:
             print("Rack findings:")
-            for rack_finding in rack_findings:
-                print(f"  {rack_finding.severity:<7} [{rack_finding.rack}] {rack_finding.message}")
+            for entry in summarize_findings((f.severity, f.code, f.message, f.rack) for f in rack_findings):
+                print(f"  {entry.severity:<7} [{entry.where_text}] {entry.message}")
     return 0
 
 

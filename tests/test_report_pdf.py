@@ -19,6 +19,7 @@ from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
 from rackplanner.core.rack.power import rack_power
 from rackplanner.report import titles
+from rackplanner.report.facts import plan_facts
 from rackplanner.report.pdf import ExportCancelled, PdfResult, write_pdf
 from tests.conftest import EXAMPLES
 
@@ -232,3 +233,26 @@ def test_ten_rack_row_pages(qapp: object, catalog: Catalog, tmp_path: Path) -> N
     assert s[titles.MACHINES] - s[titles.RACKS] == 10
     assert s[titles.POWER] - s[titles.MACHINES] == len(machine_configs(plan))
     assert raw_page_count(result.path) == result.pages
+
+
+@needs_pdftotext
+def test_findings_said_once_for_identical_servers(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    # colo-rack.json: four servers built alike (GPU 1-4), four A100 80GB PCIe each on the
+    # SYS-4028GR-TRT2's PCIe 3.0 switch slots: one link-width finding per server naming all four
+    # slots, and the report states it once for all four servers.
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    facts = plan_facts(plan, catalog)
+    a100 = [f for f in facts.machine_findings if f.code == "link-width" and "A100" in f.message]
+    assert len(a100) == 4 and all(len(f.slots) == 4 for f in a100)
+    assert "(4 cards) run at PCIe 3.0 x16 (15.76 GB/s per direction) instead of their 4.0 x16" in a100[0].message
+    summary = [f for f in facts.findings_summary if f.code == "link-width" and "A100" in f.message]
+    assert len(summary) == 1 and summary[0].where_text == "GPU 1, GPU 2, GPU 3 and GPU 4"
+    # Four distinct machine findings (spacing unknown, GPUDirect RDMA, A100 and NIC link widths)
+    # and the two switches without a power figure.
+    assert facts.findings_count == 6 and len(facts.machine_findings) == 16
+    path = tmp_path / "colo.pdf"
+    result = export(plan, catalog, path)
+    findings_text = flat(page_text(path, result.sections[titles.FINDINGS]))
+    assert findings_text.count("A100 80GB PCIe in GPU slot 1") == 1
+    # The Where cell wraps inside its column ("GPU 1, GPU 2, GPU" / "3 and GPU 4").
+    assert findings_text.count("3 and GPU 4") == 4 and "GPU 1, GPU 2, GPU" in findings_text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel
@@ -41,3 +42,34 @@ class RackFindings:
 
     def sorted(self) -> list[RackFinding]:
         return sort_findings(self.items)
+
+
+class FindingSummary(BaseModel):
+    """One distinct finding and every place it holds (identical servers say the same thing once)."""
+
+    severity: Severity
+    code: str
+    message: str
+    where: list[str]
+
+    @property
+    def where_text(self) -> str:
+        """'gpu-1', 'gpu-1 and gpu-2', up to four names in full, else 'gpu-1, gpu-2 and 14 more'."""
+        names = self.where
+        if len(names) <= 4:
+            return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return f"{names[0]}, {names[1]} and {len(names) - 2} more"
+
+
+def summarize_findings(items: Iterable[tuple[Severity, str, str, str]]) -> list[FindingSummary]:
+    """(severity, code, message, where) -> one entry per distinct finding, most severe first, first seen first."""
+    merged: dict[tuple[str, str, str], FindingSummary] = {}
+    for severity, code, message, where in items:
+        entry = merged.get((severity, code, message))
+        if entry is None:
+            merged[(severity, code, message)] = FindingSummary(
+                severity=severity, code=code, message=message, where=[where]
+            )
+        elif where not in entry.where:
+            entry.where.append(where)
+    return sorted(merged.values(), key=lambda f: SEVERITY_ORDER[f.severity])

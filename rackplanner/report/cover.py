@@ -129,6 +129,6 @@ def _boxes(c: Composer, boxes: list[tuple[str, str, str]]) -> None:
 
 
 def _severity_counts(facts: PlanFacts) -> str:
-    severities = [f.severity for f in facts.machine_findings] + [f.severity for f in facts.rack_findings]
+    severities = [f.severity for f in facts.findings_summary]
     parts = [f"{severities.count(s)} {s}{'s' if severities.count(s) != 1 else ''}" for s in ("error", "warning")]
     return ", ".join([*parts, f"{severities.count('info')} notes"])

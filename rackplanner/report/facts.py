@@ -15,7 +15,7 @@ from rackplanner.core.capacity.picks import ModelPick, top_models
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu
 from rackplanner.core.errors import InputError
-from rackplanner.core.findings import RackFinding
+from rackplanner.core.findings import FindingSummary, RackFinding, summarize_findings
 from rackplanner.core.machine.fit import Finding
 from rackplanner.core.machine.power import MachinePower
 from rackplanner.core.plan.model import Machine, Plan
@@ -63,7 +63,17 @@ class PlanFacts:
 
     @property
     def findings_count(self) -> int:
-        return len(self.machine_findings) + len(self.rack_findings)
+        """Distinct findings: one a row of identical servers shares counts once."""
+        return len(self.findings_summary)
+
+    @property
+    def findings_summary(self) -> list[FindingSummary]:
+        """Each distinct finding once, with the machines and racks it holds for, most severe first."""
+        names = {m.id: m.name for m in self.plan.machines}
+        racks = {r.id: r.name for r in self.plan.racks}
+        found = [(f.severity, f.code, f.message, names.get(f.machine, f.machine)) for f in self.machine_findings]
+        found += [(f.severity, f.code, f.message, racks.get(f.rack, f.rack)) for f in self.rack_findings]
+        return summarize_findings(found)
 
 
 def machine_configs(plan: Plan) -> list[MachineConfig]:

@@ -145,19 +145,10 @@ def _capacity(c: Composer, facts: PlanFacts) -> None:
 def _findings(c: Composer, facts: PlanFacts) -> None:
     c.new_page(FINDINGS)
     c.heading("Open findings")
-    names = {m.id: m.name for m in facts.plan.machines}
-    rows = [
-        Row([f.severity, names.get(f.machine, f.machine), f.message], colors={0: SEVERITY_COLORS[f.severity]})
-        for f in facts.machine_findings
-    ]
-    racks = {r.id: r.name for r in facts.plan.racks}
-    rows += [
-        Row([f.severity, racks.get(f.rack, f.rack), f.message], colors={0: SEVERITY_COLORS[f.severity]})
-        for f in facts.rack_findings
-    ]
-    if not rows:
+    summary = facts.findings_summary
+    if not summary:
         c.paragraph("No findings: every fit, power and placement rule passes.", 9)
         return
-    order = {"error": 0, "warning": 1, "info": 2}
-    rows.sort(key=lambda r: order.get(r.cells[0], 3))
+    # Identical servers report the same finding once, naming every server it holds for.
+    rows = [Row([f.severity, f.where_text, f.message], colors={0: SEVERITY_COLORS[f.severity]}) for f in summary]
     c.table([Column("Severity", 1.1), Column("Where", 1.8), Column("Finding", 8)], rows, points=8)

@@ -21,6 +21,7 @@ from rackplanner.core.machine.cpu_fit import check_cpu
 from rackplanner.core.machine.nccl_fit import check_nccl
 from rackplanner.core.machine.power import machine_power
 from rackplanner.core.machine.topology import Topology, derive_topology
+from rackplanner.core.machine.topology.model import TopologyDevice
 from rackplanner.core.plan.cache import ContentCache, configuration_key, identity_key
 from rackplanner.core.plan.model import Machine, PlacedCard
 from rackplanner.core.plan.resolve import board_of, chassis_of, psus_of, server_of
@@ -99,21 +100,33 @@ def _check_machine(machine: Machine, catalog: Catalog, topology: Topology | None
         _power(machine, catalog, gpus, add)
     if topology is not None:
         check_nccl(machine, topology, add)
-        for dev in topology.devices:
-            if dev.lanes < dev.card_lanes or dev.gen < dev.card_gen:
-                add(
-                    "info",
-                    "link-width",
-                    f"{dev.model} in {dev.slot_label} runs at PCIe {dev.gen}.0 x{dev.lanes} "
-                    f"({dev.gbs:.2f} GB/s per direction) instead of its {dev.card_gen}.0 x{dev.card_lanes}.",
-                    slots=[dev.slot],
-                    parts=[dev.part],
-                )
+        _link_widths(topology, add)
     return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
 
 
 # The ``add(severity, code, message, slots=..., parts=...)`` callback each rule reports through.
 Add = Callable[..., None]
+
+
+def _link_widths(topology: Topology, add: Add) -> None:
+    """Cards that negotiate a slower link than they support: one finding per model and link, naming every slot."""
+    slowed: dict[tuple[str, str, int, int, float, int, int], list[TopologyDevice]] = {}
+    for dev in topology.devices:
+        if dev.function == 0 and (dev.lanes < dev.card_lanes or dev.gen < dev.card_gen):
+            key = (dev.part, dev.model, dev.gen, dev.lanes, dev.gbs, dev.card_gen, dev.card_lanes)
+            slowed.setdefault(key, []).append(dev)
+    for (part, model, gen, lanes, gbs, card_gen, card_lanes), devs in slowed.items():
+        labels = [d.slot_label for d in devs]
+        where = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        verb = "runs" if len(devs) == 1 else f"({len(devs)} cards) run"
+        add(
+            "info",
+            "link-width",
+            f"{model} in {where} {verb} at PCIe {gen}.0 x{lanes} ({gbs:.2f} GB/s per direction) "
+            f"instead of {'its' if len(devs) == 1 else 'their'} {card_gen}.0 x{card_lanes}.",
+            slots=[d.slot for d in devs],
+            parts=[part],
+        )
 
 
 def _slot_kinds(machine: Machine, board: Board, catalog: Catalog, add: Add) -> None:
