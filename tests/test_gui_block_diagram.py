@@ -374,6 +374,10 @@ def test_compare_with_a_real_matrix_from_the_dock(qtbot: QtBot, catalog: Catalog
     # tests/data/topo/14: PHB in the machine, NODE in the catalog's WRX80E layout (test_topology_real).
     text = dialog.text.toPlainText()
     assert "0 of 1 cells agree" in text and "GPU0-GPU1 plan NODE / real PHB" in text
+    # The WRX80E's slot-to-host-bridge map is not sourced, so that cell is reported as not checked.
+    assert "Not checked (1)" in text and "in every cell it can check" in text
+    shot = shots(tmp_path) / "compare-not-checked.png"
+    assert dialog.grab().save(str(shot))
     junk = tmp_path / "junk.txt"
     junk.write_text("hello", encoding="utf-8")
     bad = dock.compare_with(junk)

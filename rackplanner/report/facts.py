@@ -7,6 +7,7 @@ the PDF shows the same figures as ``rackplanner power``, ``capacity`` and ``chec
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from rackplanner.core.analysis import analyse
 from rackplanner.core.bom import Bom
@@ -66,7 +67,7 @@ class PlanFacts:
         """Distinct findings: one a row of identical servers shares counts once."""
         return len(self.findings_summary)
 
-    @property
+    @cached_property
     def findings_summary(self) -> list[FindingSummary]:
         """Each distinct finding once, with the machines and racks it holds for, most severe first."""
         names = {m.id: m.name for m in self.plan.machines}

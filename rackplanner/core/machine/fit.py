@@ -110,22 +110,22 @@ Add = Callable[..., None]
 
 def _link_widths(topology: Topology, add: Add) -> None:
     """Cards that negotiate a slower link than they support: one finding per model and link, naming every slot."""
-    slowed: dict[tuple[str, str, int, int, float, int, int], list[TopologyDevice]] = {}
+    slowed: dict[tuple[str, int, int], list[TopologyDevice]] = {}
     for dev in topology.devices:
         if dev.function == 0 and (dev.lanes < dev.card_lanes or dev.gen < dev.card_gen):
-            key = (dev.part, dev.model, dev.gen, dev.lanes, dev.gbs, dev.card_gen, dev.card_lanes)
-            slowed.setdefault(key, []).append(dev)
-    for (part, model, gen, lanes, gbs, card_gen, card_lanes), devs in slowed.items():
+            slowed.setdefault((dev.part, dev.gen, dev.lanes), []).append(dev)
+    for devs in slowed.values():
+        first = devs[0]
         labels = [d.slot_label for d in devs]
         where = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
         verb = "runs" if len(devs) == 1 else f"({len(devs)} cards) run"
         add(
             "info",
             "link-width",
-            f"{model} in {where} {verb} at PCIe {gen}.0 x{lanes} ({gbs:.2f} GB/s per direction) "
-            f"instead of {'its' if len(devs) == 1 else 'their'} {card_gen}.0 x{card_lanes}.",
+            f"{first.model} in {where} {verb} at PCIe {first.gen}.0 x{first.lanes} ({first.gbs:.2f} GB/s per "
+            f"direction) instead of {'its' if len(devs) == 1 else 'their'} {first.card_gen}.0 x{first.card_lanes}.",
             slots=[d.slot for d in devs],
-            parts=[part],
+            parts=[first.part],
         )
 
 

@@ -13,10 +13,7 @@ from dataclasses import dataclass, field
 from rackplanner.core.errors import InputError
 from rackplanner.core.machine.topology.model import Topology
 
-UNKNOWN_HOST_BRIDGE = (
-    "these slots share a PCIe host bridge in the machine; which slots do is not known for this board, "
-    "so the plan cannot say PHB or NODE"
-)
+UNKNOWN_HOST_BRIDGE = "which slots share a PCIe host bridge on this board is not known (PHB or NODE)"
 
 # A topo -m printout of a 72-GPU NVL rack is a few tens of kB; anything far larger is not one.
 MAX_MATRIX_BYTES = 4_000_000
@@ -132,6 +129,7 @@ def compare_topology(plan: Topology, real: RealTopology, numa_per_socket: int = 
     names = [n for n in [*plan.gpus, *plan.nics] if n in mapping]
     differences: list[CellDifference] = []
     unchecked: list[CellDifference] = []
+    unsure = {frozenset((p.a, p.b)) for p in plan.pairs if p.host_bridge_unknown}
     cells = agree = 0
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
@@ -140,7 +138,7 @@ def compare_topology(plan: Topology, real: RealTopology, numa_per_socket: int = 
             if mine == theirs:
                 agree += 1
                 continue
-            if theirs == "PHB" and plan.pair(a, b).host_bridge_unknown:
+            if theirs == "PHB" and frozenset((a, b)) in unsure:
                 unchecked.append(CellDifference(a, b, mine, theirs, UNKNOWN_HOST_BRIDGE))
                 continue
             differences.append(
@@ -218,7 +216,8 @@ def likely_cause(plan: Topology, a: str, b: str, mine: str, theirs: str, numa_pe
 
 def format_comparison(result: Comparison, origin: str) -> str:
     """The comparison as a person reads it: a count, then each differing cell grouped by its likely cause."""
-    out = [f"Compared with {origin}: {result.agree} of {result.cells} cells agree."]
+    unchecked = f", {len(result.unchecked)} not checked" if result.unchecked else ""
+    out = [f"Compared with {origin}: {result.agree} of {result.cells} cells agree{unchecked}."]
     if result.unchecked:
         cells = ", ".join(f"{d.a}-{d.b} plan {d.plan} / real {d.real}" for d in result.unchecked)
         out.append(f"  Not checked ({len(result.unchecked)}): {UNKNOWN_HOST_BRIDGE}:\n      {cells}")

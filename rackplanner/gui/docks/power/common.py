@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor
 from rackplanner.core.plan.edits import Change
 from rackplanner.core.rack.power import SCENARIO_LABELS, RackPower
 from rackplanner.core.rack.power_model import short_connector
+from rackplanner.draw.colors import MUTED_TEXT, TEXT
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
 # Bar colours by share of the derated limit: below TIGHT_PERCENT green, up to the limit amber, over it red.
@@ -14,10 +15,10 @@ OK_COLOUR = QColor("#3a9a4a")
 TIGHT_COLOUR = QColor("#e0a020")
 OVER_COLOUR = QColor("#c83a32")
 DEAD_COLOUR = QColor("#d5d7db")
-DEAD_TEXT = QColor("#5f6670")
+DEAD_TEXT = MUTED_TEXT
 LIMIT_COLOUR = QColor("#8a1c1c")
 LABEL_FILL = QColor(255, 255, 255, 210)
-LABEL_TEXT = QColor("#1f2328")
+LABEL_TEXT = TEXT
 # Where a line counts as "near" its limit: a colour threshold of the display only, not a rule of the core.
 TIGHT_PERCENT = 80.0
 # A PDU whose lines differ from their average by more than this is flagged as unbalanced
