@@ -214,8 +214,9 @@ def test_whole_rack_sums_machines_as_independent_servers(
     assert dock.title.text() == "Rack 1: 4 machine(s), 16 GPUs"
     shoot(dock, tmp_path, "capacity-dock-colo-rack.png")
     tab_bar = dock.tabs.tabBar()
-    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(1).center())
-    assert dock.tabs.currentIndex() == 1 and dock.training_box.isVisible()
+    training = dock.tabs.indexOf(dock.training_page)
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(training).center())
+    assert dock.tabs.currentIndex() == training and dock.training_box.isVisible()
     shoot(dock, tmp_path, "capacity-dock-colo-rack-training.png")
 
 
@@ -408,15 +409,16 @@ def test_a_hovered_drop_has_its_table_worked_out_ahead(
 
 def test_training_tab_is_filled_when_it_is_shown(colo: tuple[PlanDocument, CapacityDock], qtbot: QtBot) -> None:
     _document, dock = colo
-    assert dock.tabs.currentIndex() == 0  # Inference in front
+    inference, training = dock.tabs.indexOf(dock.splitter), dock.tabs.indexOf(dock.training_page)
+    assert dock.tabs.currentIndex() == inference  # Inference in front
     assert dock.select("llama-3.1-8b", "fp16")
-    dock.tabs.setCurrentIndex(1)
+    dock.tabs.setCurrentIndex(training)
     assert dock.training_box.title() == "Training Llama 3.1 8B"
-    dock.tabs.setCurrentIndex(0)
+    dock.tabs.setCurrentIndex(inference)
     assert dock.select("llama-3.1-70b", "fp16")
     # Behind the Inference tab the training figures wait; shown, they are the selected model's.
     assert dock.training_box.title() == "Training Llama 3.1 8B"
     bar = dock.tabs.tabBar()
-    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(training).center())
     assert dock.training_box.title() == "Training Llama 3.1 70B"
     assert dock.training is not None

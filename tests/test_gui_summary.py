@@ -1,4 +1,4 @@
-"""The power and capacity summary dock: figures from the power and capacity cores, live on edits."""
+"""The machine power dock and the capacity dock's "Fits" tab: figures from the cores, live on edits."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from rackplanner.core.machine.power import machine_power
 from rackplanner.core.plan import edits
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
+from rackplanner.gui.docks.capacity import CapacityDock
 from rackplanner.gui.docks.summary import SummaryDock
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
@@ -82,8 +83,21 @@ def test_power_limit_and_undo_update_the_summary(
     assert dock.transient.text() == old_text
 
 
-def test_capacity_rows_come_from_the_capacity_core(home: tuple[PlanDocument, SummaryDock], catalog: Catalog) -> None:
-    document, dock = home
+def capacity_dock(qtbot: QtBot, document: PlanDocument) -> CapacityDock:
+    dock = CapacityDock(document)
+    qtbot.addWidget(dock)
+    dock.resize(420, 760)
+    dock.show()
+    qtbot.waitExposed(dock)
+    dock.tabs.setCurrentWidget(dock.top_models_page)
+    return dock
+
+
+def test_capacity_rows_come_from_the_capacity_core(
+    home: tuple[PlanDocument, SummaryDock], catalog: Catalog, qtbot: QtBot
+) -> None:
+    document, _power = home
+    dock = capacity_dock(qtbot, document).top_models
     picks = top_models(catalog, from_machine(document.plan.machines[0], catalog), context=4096, limit=8)
     assert picks
     assert dock.models.rowCount() == len(picks)
@@ -128,7 +142,7 @@ def test_eight_gpu_server(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> Non
     assert power.psu.redundancy in dock.psu.text()
     # A server brings its PSUs: no workstation PSU recommendation.
     assert dock.recommended.isHidden()
-    assert "8 x NVIDIA Tesla V100" in dock.hardware.text()
+    assert "8 x NVIDIA Tesla V100" in capacity_dock(qtbot, document).top_models.hardware.text()
     path = shots(tmp_path) / "summary-8gpu-server.png"
     dock.grab().save(str(path))
     print(f"screenshot: {path}")
@@ -149,14 +163,15 @@ def test_empty_plan_and_bare_machine(qtbot: QtBot, catalog: Catalog) -> None:
     document = PlanDocument(Plan(name="Empty"), catalog)
     dock = make_dock(qtbot, document)
     assert dock.title.text() == "No machine"
-    assert dock.models.rowCount() == 0
+    fits = capacity_dock(qtbot, document).top_models
+    assert fits.models.rowCount() == 0
     result = document.apply(edits.add_machine, name="Bare", catalog=catalog)
     assert result is not None
     document.set_current_machine("bare")
     assert dock.title.text() == "Bare"
     # No GPU and no CPU: the capacity core says why there is nothing to estimate.
-    assert "neither GPUs nor a CPU" in dock.hardware.text()
-    assert dock.models.isHidden()
+    assert "neither GPUs nor a CPU" in fits.hardware.text()
+    assert fits.models.isHidden()
     assert dock.power is not None and dock.power.psu is None
     assert "no PSU chosen" in dock.transient.text()
 

@@ -56,6 +56,7 @@ ACTIONS = (
     ActionSpec("fit", "&Fit to View", lambda w: w.fit_view(), "Ctrl+0", icon=PIXMAPS.SP_TitleBarMaxButton),
     ActionSpec("zoom_in", "Zoom &In", lambda w: w.zoom_view(1.25), KEYS.ZoomIn),
     ActionSpec("zoom_out", "Zoom &Out", lambda w: w.zoom_view(0.8), KEYS.ZoomOut),
+    ActionSpec("reset_layout", "&Reset Layout", lambda w: w.reset_layout(), tip="Every dock back where it first opens"),
 )
 
 # Menus by title: action names, "-" for a separator, "@recent" for the Open Recent submenu.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QSettings, Qt
+from PySide6.QtCore import QByteArray, QCoreApplication, QSettings, Qt
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -105,6 +105,9 @@ def run_app(path: Path | None, catalog: Catalog) -> int:
         print(f"rackplanner: {exc}", file=sys.stderr)
         return 2
     window = open_window(catalog, plan, plan_path, settings)
+    geometry = settings.value("window/geometry")
+    if isinstance(geometry, QByteArray):
+        window.restoreGeometry(geometry)
     window.show()
     offer_recovery(window)
     report_catalog_problems(window)

@@ -36,6 +36,9 @@ from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.heap import settle_heap
 from rackplanner.gui.plan_files import APP_NAME, PlanFiles
 
+# The saved dock layout's version: a layout saved with other docks is not restored.
+LAYOUT_VERSION = 2
+
 
 class MainWindow(QMainWindow):
     def __init__(self, document: PlanDocument, settings: QSettings | None = None) -> None:
@@ -44,6 +47,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings()
         self.setObjectName("main-window")
         self.resize(1360, 820)
+        self._default_state: QByteArray | None = None
         self.tabs = CentreTabs(document, self)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.tabs.status_message.connect(self.show_status)
@@ -52,6 +56,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self._status, 1)
         self.files = PlanFiles(self, document, self.settings)
         actions = build_actions(self, document.undo_stack)
+        self.actions_by_name = actions
         menus = build_menus(self, actions)
         self.view_menu = menus["View"]
         self.recent_menu = menus["Open Recent"]
@@ -128,15 +133,31 @@ class MainWindow(QMainWindow):
         self.docks["undo-history"] = history
         self.view_menu.addAction(history.toggleViewAction())
         self.docks["FindingsDock"].raise_()
-        # A first layout for 1366x768 and up: the diagram gets the height, lists the rest.
-        diagram, findings, palette = (self.docks[n] for n in ("BlockDiagramDock", "FindingsDock", "PaletteDock"))
-        self.resizeDocks([diagram, findings], [470, 250], Qt.Orientation.Vertical)
-        self.resizeDocks([palette, diagram], [300, 430], Qt.Orientation.Horizontal)
+        self.first_layout()
         self.document.current_rack_changed.connect(lambda _rack: self._show_rack_findings())
         self._show_rack_findings()
         palette = self.docks["PaletteDock"]
         assert isinstance(palette, PaletteDock)
         palette.part_activated.connect(self.add_part)
+
+    def first_layout(self) -> None:
+        """Dock sizes for 1366x768 and up: the diagram gets the height, the lists the rest."""
+        diagram, findings, palette = (self.docks[n] for n in ("BlockDiagramDock", "FindingsDock", "PaletteDock"))
+        height = max(600, self.height() - 120)
+        self.resizeDocks([diagram, findings], [int(height * 0.62), int(height * 0.38)], Qt.Orientation.Vertical)
+        side = max(280, min(420, self.width() // 4))
+        self.resizeDocks([palette, diagram], [side - 20, max(440, self.width() // 4 + 40)], Qt.Orientation.Horizontal)
+
+    def reset_layout(self) -> None:
+        """View → Reset layout: every dock back where it opens on a first start."""
+        if self._default_state is not None:
+            self.restoreState(self._default_state, LAYOUT_VERSION)
+        for dock in self.docks.values():
+            dock.setFloating(False)
+        self.docks["undo-history"].hide()
+        self.first_layout()
+        self.docks["FindingsDock"].raise_()
+        self._tab_changed(self.tabs.currentIndex())
 
     def build_rack_docks(self) -> None:
         """Add the power, connections, network and capacity docks (once), then restore the saved layout."""
@@ -155,9 +176,12 @@ class MainWindow(QMainWindow):
             self.tabifyDockWidget(diagram, dock)
             self.docks[cls.__name__] = dock
             self.view_menu.addAction(dock.toggleViewAction())
+        self._default_state = self.saveState(LAYOUT_VERSION)
+        self.view_menu.addSeparator()
+        self.view_menu.addAction(self.actions_by_name["reset_layout"])
         state = self.settings.value("window/state")
         if isinstance(state, QByteArray):
-            self.restoreState(state)
+            self.restoreState(state, LAYOUT_VERSION)
         # The dock that goes with the centre tab (a rack's power, or the machine's diagram), once
         # the new docks have joined the tab group on the next pass of the event loop.
         QTimer.singleShot(0, lambda: self._tab_changed(self.tabs.currentIndex()))
@@ -313,7 +337,8 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             event.ignore()
             return
-        self.settings.setValue("window/state", self.saveState())
+        self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
+        self.settings.setValue("window/geometry", self.saveGeometry())
         recovery.clear()
         event.accept()
 

@@ -1,4 +1,4 @@
-"""The view of the block diagram: fitted to its dock until the user zooms; clicking a device reports its slot."""
+"""The block diagram view: fitted to its dock, never unreadably small, until the user zooms; a click reports a slot."""
 
 from __future__ import annotations
 
@@ -34,32 +34,41 @@ class DiagramView(ZoomView):
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setBackgroundBrush(QBrush(self.palette().base()))
         self.auto_fit = True
+        self.follow_user_panning()
 
-    def fit(self) -> None:
-        self.auto_fit = True
+    # The opening scale never goes below this (the dock scrolls instead), nor below the scale at
+    # which the diagram's text is READABLE_TEXT_PX high on screen.
+    MIN_OPEN_SCALE = 0.6
+    READABLE_TEXT_PX = 7.0
+
+    def refit(self) -> None:
         rect = self.sceneRect()
         if rect.isEmpty():
             return
         self.resetTransform()
         scale = self.scale_for(rect)
         self.scale(scale, scale)
-        self.centerOn(rect.center())
+        view = self.viewport().rect()
+        # Too large to fit at a readable scale: start at the top (the CPUs), centred across.
+        top = rect.top() + view.height() / (2 * scale)
+        self.centerOn(rect.center().x(), min(rect.center().y(), top))
+
+    def readable_scale(self) -> float:
+        """The smallest scale at which the diagram's text is still readable."""
+        text_px = self.font().pixelSize() if self.font().pixelSize() > 0 else self.fontInfo().pixelSize()
+        return max(self.MIN_OPEN_SCALE, self.READABLE_TEXT_PX / max(1.0, text_px))
 
     def scale_for(self, rect: QRectF) -> float:
-        """The scale the view shows a scene of this size at: fitted, or as the user zoomed it."""
+        """The scale the view shows a scene of this size at: fitted (but readable), or as the user zoomed it."""
         if not self.auto_fit:
             return self.transform().m11()
         view = self.viewport().rect()
-        return min(view.width() / rect.width(), view.height() / rect.height(), 1.0) * 0.98
-
-    def zoom(self, factor: float) -> None:
-        self.auto_fit = False
-        super().zoom(factor)
+        fitted = min(view.width() / rect.width(), view.height() / rect.height(), 1.0) * 0.98
+        return max(fitted, self.readable_scale())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self.auto_fit:
-            self.fit()
             self.resized.emit()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:

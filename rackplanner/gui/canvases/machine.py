@@ -84,7 +84,6 @@ class MachineCanvas(ZoomView):
         self._drag_from: str | None = None
         self._previewed_slot: str | None = None  # the slot whose drop result the views were last shown
         self._syncing = False
-        self._fitted = False
         self.scene().selectionChanged.connect(self._scene_selection_changed)
         document.changed.connect(self._document_changed)
         document.selection_changed.connect(self._select_slots)
@@ -127,8 +126,8 @@ class MachineCanvas(ZoomView):
         if drawn:
             self._select_slots(self.document.selected_slots)
         self._syncing = False
-        if drawn and not self._fitted:
-            self.fit()
+        if drawn and self.auto_fit:
+            self.refit()
 
     def _base_key(self) -> tuple[object, ...]:
         return drawing_key(self.document.plan.machine(self.machine_id), self.document.catalog)
@@ -154,10 +153,11 @@ class MachineCanvas(ZoomView):
         self._select_slots(self.document.selected_slots)
         self._syncing = False
 
-    def fit(self) -> None:
-        """Show the whole board."""
-        if self.fit_rect(self.board_rect, 10):
-            self._fitted = True
+    def fit_target(self) -> tuple[QRectF, float] | None:
+        """The whole board, with the cards that reach past its edge."""
+        if self.board_rect.isEmpty():
+            return None
+        return self.board_rect.united(self.scene().itemsBoundingRect()), 10
 
     # --- document -----------------------------------------------------------------------
 

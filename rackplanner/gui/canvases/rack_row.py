@@ -121,7 +121,6 @@ class RackRowCanvas(ZoomView):
         self._ghost: QGraphicsRectItem | None = None
         self._drag: DragInfo | None = None
         self._worked_out_rack: str | None = None  # the rack a hovered move was last worked out for
-        self._fitted = False
         document.changed.connect(self._document_changed)
         self.rebuild()
 
@@ -134,8 +133,8 @@ class RackRowCanvas(ZoomView):
         """Redraw every rack of the row."""
         self._ghost = None
         self.drawing.draw_row(self.document.plan, self.document.catalog, self.row)
-        if not self._fitted:
-            self.fit()
+        if self.auto_fit:
+            self.refit()
 
     def refresh_racks(self, rack_ids: set[str]) -> None:
         """Redraw only these racks in place (the others keep their items)."""
@@ -149,9 +148,10 @@ class RackRowCanvas(ZoomView):
     def items_by_device(self) -> dict[tuple[str, str], list[DeviceBlock]]:
         return self.drawing.items_by_device
 
-    def fit(self) -> None:
-        if self.fit_rect(self.scene().itemsBoundingRect(), 20):
-            self._fitted = True
+    def fit_target(self) -> tuple[QRectF, float] | None:
+        """Every rack of the row."""
+        rect = self.scene().itemsBoundingRect()
+        return (rect, 20) if not rect.isEmpty() else None
 
     def _document_changed(self, change: ChangeSet) -> None:
         if not change.touches(Change.RACK_LAYOUT, Change.MACHINES, Change.POWER):

@@ -1,16 +1,20 @@
-"""A graphics view that zooms with the mouse wheel: the base of every drawing in the app."""
+"""A graphics view that zooms with the wheel and keeps its drawing fitted: the base of every drawing in the app."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QWheelEvent
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
+from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QResizeEvent, QShowEvent, QWheelEvent
+from PySide6.QtWidgets import QAbstractSlider, QGraphicsScene, QGraphicsView
 
 WHEEL_STEP = 1.15  # zoom factor per wheel notch
 
 
 class ZoomView(QGraphicsView):
-    """Zooms 15% a wheel notch within ``min_scale``..``max_scale``; ``fit_rect`` shows a whole rectangle."""
+    """Zooms 15% a wheel notch within ``min_scale``..``max_scale``.
+
+    The view opens fitted to ``fit_target`` and refits whenever its size changes, until the user
+    zooms or pans; ``fit`` (Ctrl+0) returns to that mode.
+    """
 
     min_scale = 0.01
     max_scale = 20.0
@@ -22,9 +26,48 @@ class ZoomView(QGraphicsView):
         self.setAcceptDrops(True)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.set_background(background)
+        self.follow_user_panning()
+
+    def set_background(self, background: str) -> None:
         self.setBackgroundBrush(QBrush(QColor(background)))
 
+    @property
+    def auto_fit(self) -> bool:
+        """True while the view keeps its drawing fitted (until the user zooms or pans)."""
+        return getattr(self, "_auto_fit", True)
+
+    @auto_fit.setter
+    def auto_fit(self, value: bool) -> None:
+        self._auto_fit = value
+
+    def follow_user_panning(self) -> None:
+        """Scrolling by hand (scroll bars, keys) ends auto-fit; scrolling by the view itself does not."""
+        for bar in (self.horizontalScrollBar(), self.verticalScrollBar()):
+            bar.actionTriggered.connect(self._user_scrolled)
+
+    def _user_scrolled(self, action: int) -> None:
+        if action != QAbstractSlider.SliderAction.SliderNoAction.value:
+            self.auto_fit = False
+
+    def fit_target(self) -> tuple[QRectF, float] | None:
+        """The scene rectangle to keep fitted and its margin; None for nothing to show."""
+        return None
+
+    def fit(self) -> None:
+        """Fit the drawing to the view and keep it fitted (Ctrl+0)."""
+        self.auto_fit = True
+        self.refit()
+
+    def refit(self) -> None:
+        target = self.fit_target()
+        if target is not None:
+            self.fit_rect(*target)
+
     def zoom(self, factor: float) -> None:
+        self.auto_fit = False
+        # Zoomed in, the whole scene scrolls (not only the rectangle that was fitted).
+        self.setSceneRect(QRectF())
         current = self.transform().m11() or 1.0
         factor = max(self.min_scale / current, min(self.max_scale / current, factor))
         self.scale(factor, factor)
@@ -35,9 +78,28 @@ class ZoomView(QGraphicsView):
             self.zoom(WHEEL_STEP**steps)
         event.accept()
 
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self.dragMode() == QGraphicsView.DragMode.ScrollHandDrag and event.buttons() & Qt.MouseButton.LeftButton:
+            self.auto_fit = False
+        super().mouseMoveEvent(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # The first fit can run before the view has its real size: every resize fits again.
+        if self.auto_fit:
+            self.refit()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.auto_fit:
+            self.refit()
+
     def fit_rect(self, rect: QRectF, margin: float) -> bool:
         """Fit ``rect`` (plus a margin) into the view; False when there is nothing to show."""
         if rect.isEmpty():
             return False
-        self.fitInView(rect.adjusted(-margin, -margin, margin, margin), Qt.AspectRatioMode.KeepAspectRatio)
+        shown = rect.adjusted(-margin, -margin, margin, margin)
+        # The view scrolls over the fitted rectangle only, so no scroll bar appears and takes room.
+        self.setSceneRect(shown)
+        self.fitInView(shown, Qt.AspectRatioMode.KeepAspectRatio)
         return True

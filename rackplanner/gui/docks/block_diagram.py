@@ -122,7 +122,7 @@ class BlockDiagramDock(LiveDock):
     """
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
-        super().__init__("Block diagram", parent)
+        super().__init__("Diagram", parent)
         self.setObjectName("blockDiagramDock")
         self.document = document
         self.topology: Topology | None = None

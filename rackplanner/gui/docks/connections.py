@@ -121,7 +121,7 @@ class ConnectionsDock(LiveDock):
     """Every power cord in the current rack and the outlet group it uses; a combo pins another."""
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
-        super().__init__("Power connections", parent)
+        super().__init__("Outlets", parent)
         self.setObjectName("connections-dock")
         self._document = document
         self.power: RackPower | None = None

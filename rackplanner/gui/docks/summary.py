@@ -1,4 +1,4 @@
-"""Power and capacity of the current machine: load, transient peak against the PSUs, models that fit."""
+"""Power of the current machine: load, transient peak against the PSUs, wall power and heat."""
 
 from __future__ import annotations
 
@@ -7,28 +7,18 @@ import re
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFormLayout,
     QGroupBox,
-    QHeaderView,
     QLabel,
     QSizePolicy,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from rackplanner.core.capacity.picks import COMMON_FORMATS, ModelPick, top_models
-from rackplanner.core.errors import InputError
 from rackplanner.core.machine.power import MachinePower
 from rackplanner.core.plan.edits import Change
-from rackplanner.core.plan.model import Machine
-from rackplanner.gui.docks.live import LiveDock, fit_table_height, note_label, scrolling, wrapped_label
+from rackplanner.gui.docks.live import LiveDock, note_label, scrolling, wrapped_label
 from rackplanner.gui.document import ChangeSet, PlanDocument
-
-CONTEXT_TOKENS = 4096
-TOP_MODELS = 8
 
 # Bar colours by how much of the PSU nameplate the transient peak takes.
 OK_COLOUR = QColor("#3a9a4a")
@@ -92,14 +82,13 @@ class LoadBar(QWidget):
 
 
 class SummaryDock(LiveDock):
-    """Power and LLM capacity of the machine shown in the centre, from the power and capacity cores."""
+    """Power of the machine shown in the centre: its load, transient peak against the PSUs, wall power and heat."""
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
-        super().__init__("Power and capacity", parent)
+        super().__init__("Machine power", parent)
         self.setObjectName("summary-dock")
         self._document = document
         self.power: MachinePower | None = None
-        self.picks: list[ModelPick] = []
 
         self.title = QLabel()
         font = self.title.font()
@@ -128,35 +117,11 @@ class SummaryDock(LiveDock):
         form.addRow(self.recommended_caption, self.recommended)
         form.addRow(self.assumptions)
 
-        self.hardware = wrapped_label()
-        self.models = QTableWidget(0, 4)
-        self.models.setHorizontalHeaderLabels(["Model", "Format", "GB", "Decode t/s"])
-        self.models.verticalHeader().setVisible(False)
-        self.models.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.models.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.models.setAlternatingRowColors(True)
-        self.models.setWordWrap(False)
-        self.models.setShowGrid(False)
-        self.models.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        self.models.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        header = self.models.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2, 3):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.capacity_note = note_label()
-
-        capacity_box = QGroupBox("Largest models that fit")
-        capacity_layout = QVBoxLayout(capacity_box)
-        capacity_layout.addWidget(self.hardware)
-        capacity_layout.addWidget(self.models)
-        capacity_layout.addWidget(self.capacity_note)
-
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.title)
         layout.addWidget(power_box)
-        layout.addWidget(capacity_box)
         layout.addStretch(1)
         self.setWidget(scrolling(body))
 
@@ -169,9 +134,7 @@ class SummaryDock(LiveDock):
 
     def _on_changed(self, change: ChangeSet) -> None:
         current = self._document.current_machine
-        if change.touches(Change.POWER, Change.CAPACITY, Change.MACHINES) and (
-            not current or current in change.machines
-        ):
+        if change.touches(Change.POWER, Change.MACHINES) and (not current or current in change.machines):
             self.refresh_when_visible()
 
     def _on_current_machine_changed(self, _machine_id: str) -> None:
@@ -190,19 +153,14 @@ class SummaryDock(LiveDock):
             return
         self.title.setText(machine.name)
         self._show_power(self._document.analysis.machine_power(machine))
-        self._show_capacity(machine)
 
     def _show_empty(self) -> None:
         self.power = None
-        self.picks = []
         self.title.setText("No machine" if not self._document.plan.machines else "No machine selected")
         for label in (self.dc_load, self.transient, self.wall, self.psu, self.recommended):
             label.setText("–")
         self.transient_bar.set_load(0, 0)
-        self.assumptions.setText("Add a machine to see its power and the models it runs.")
-        self.hardware.setText("")
-        self.models.setRowCount(0)
-        self.capacity_note.setText("")
+        self.assumptions.setText("Add a machine to see its power.")
 
     def _show_power(self, power: MachinePower) -> None:
         self.power = power
@@ -268,55 +226,3 @@ class SummaryDock(LiveDock):
     def _part_label(self, part_id: str) -> str:
         part = self._document.catalog.get(part_id)
         return part.label if part is not None else part_id
-
-    def _show_capacity(self, machine: Machine) -> None:
-        catalog = self._document.catalog
-        try:
-            hw = self._document.analysis.hardware(machine)
-        except InputError as exc:
-            self.picks = []
-            self.hardware.setText(str(exc))
-            self.models.setRowCount(0)
-            self.models.setVisible(False)
-            self.capacity_note.setText("")
-            return
-        picks = top_models(catalog, hw, context=CONTEXT_TOKENS, limit=TOP_MODELS)
-        self.hardware.setText(hw.label)
-        self.models.setVisible(True)
-        if picks == self.picks and self.models.rowCount() == len(picks):
-            return
-        self.picks = picks
-        # Resizing columns to their contents after every cell is what makes refilling slow.
-        header = self.models.horizontalHeader()
-        for column in (1, 2, 3):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
-        self.models.setRowCount(len(self.picks))
-        for row, pick in enumerate(self.picks):
-            decode = f"{pick.decode_tokens_per_s:,.1f}" if pick.decode_tokens_per_s is not None else "–"
-            cells = [pick.label, pick.format_label.removeprefix("llama.cpp "), f"{pick.total_gb:,.1f}", decode]
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if column >= 2:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                item.setToolTip(
-                    f"{pick.label} ({pick.params_b:g} B parameters), {pick.format_label}: {pick.total_gb:,.1f} GB "
-                    f"with a {CONTEXT_TOKENS:,}-token KV cache; max context {pick.max_context:,}"
-                    + (
-                        f"; best batch {pick.best_batch_tokens_per_s:,.0f} tokens/s"
-                        if pick.best_batch_tokens_per_s
-                        else ""
-                    )
-                )
-                self.models.setItem(row, column, item)
-        for column in (1, 2, 3):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        fit_table_height(self.models)
-        formats = ", ".join(f.upper() for f in COMMON_FORMATS)
-        note = (
-            f"Each model at the best of {formats} that fits in memory at {CONTEXT_TOKENS:,} tokens; "
-            "decode speed for one user (llama.cpp)."
-        )
-        if not self.picks:
-            note = "No catalog model fits. " + note
-        self.capacity_note.setText(note)
-        self.capacity_note.setToolTip("\n".join(hw.assumptions))

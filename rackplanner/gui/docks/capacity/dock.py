@@ -43,9 +43,9 @@ from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Machine
 from rackplanner.gui.docks.capacity.curve_plot import DecodeCurvePlot
 from rackplanner.gui.docks.capacity.table_model import KEY_ROLE, MACHINES_COLUMN, CapacityModel
+from rackplanner.gui.docks.capacity.top_models import CONTEXT_TOKENS, TopModelsPanel
 from rackplanner.gui.docks.capacity.training_panel import TrainingPanel
 from rackplanner.gui.docks.live import LiveDock, note_label, scrolling
-from rackplanner.gui.docks.summary import CONTEXT_TOKENS
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
 MACHINE, RACK = 0, 1
@@ -154,9 +154,14 @@ class CapacityDock(LiveDock):
         scroll = scrolling(training_page)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        self.top_models = TopModelsPanel()
+        self.top_models_page = scrolling(self.top_models)
+        self.tabs.addTab(self.top_models_page, "Fits")
+        self.tabs.setTabToolTip(0, "The largest catalog models this machine runs, each at its best common format")
         self.tabs.addTab(self.splitter, "Inference")
         self.tabs.addTab(scroll, "Training")
         self.training_page = scroll
+        self.tabs.setCurrentWidget(self.splitter)
         self.tabs.currentChanged.connect(self._tab_changed)
         container = QWidget()
         container_layout = FillLayout(container)
@@ -291,6 +296,7 @@ class CapacityDock(LiveDock):
                 self.table.selectRow(0)
         self.table.viewport().update()
         self._show_selected()
+        self._show_top_models(problem)
 
     def _labels(self) -> dict[str, str]:
         """Catalog model names by id, as the table shows them."""
@@ -386,6 +392,14 @@ class CapacityDock(LiveDock):
             self._show_training()
         else:
             self._training_stale = True
+
+    def _show_top_models(self, problem: str) -> None:
+        # On a rack, the machine with the most memory: it holds the largest models.
+        if not self.hardware:
+            self.top_models.show_problem(problem or "Nothing to estimate on.")
+            return
+        hw = max(self.hardware, key=lambda h: h.total_mem_gb)
+        self.top_models.show_hardware(self._document.catalog, hw)
 
     def _tab_changed(self, _index: int) -> None:
         if self._training_stale and self.tabs.currentWidget() is self.training_page:
