@@ -45,8 +45,9 @@ CHANNEL_FILL = QColor("#eceef2")
 U_LINE = QColor("#e1e4e9")
 U_TEXT = QColor("#6b7280")
 MIN_U_LINE_PX = 3.0
-MIN_TEXT_PX = 6.0  # smaller text cannot be read: it is not drawn
-U_NUMBER_PX = 13
+MIN_TEXT_PX = 7.0  # smaller text cannot be read: it is not drawn
+U_NUMBER_PX = 22  # as large as the rail takes: a 42 U rack fitted to a laptop screen still shows them
+FACE_LABEL_PX = 22
 KIND_COLOURS = {
     "server": QColor("#4078c8"),
     "workstation": QColor("#5b8bd0"),
@@ -129,6 +130,10 @@ class RackFrameItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._bounds
 
+    def drawn_text_px(self, lod: float) -> list[float]:
+        """The on-screen size of the text painted at this level of detail (face labels, U numbers)."""
+        return [px * lod for px in (FACE_LABEL_PX, U_NUMBER_PX) if px * lod >= MIN_TEXT_PX]
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         g = self.geometry
         painter.setPen(QPen(FRAME, 6))
@@ -136,7 +141,8 @@ class RackFrameItem(QGraphicsItem):
         painter.drawRect(self._outline.adjusted(-8, -8, 8, 8))
         small = QFont()
         small.setPixelSize(U_NUMBER_PX)
-        painter.setFont(small)
+        label = QFont()
+        label.setPixelSize(FACE_LABEL_PX)
         # Level of detail: U lines only where a U is a few pixels tall, numbers only where they can be read.
         lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
         u_px = U_MM * lod
@@ -144,10 +150,15 @@ class RackFrameItem(QGraphicsItem):
             painter.setPen(QPen(FACE_EDGE, 1))
             painter.setBrush(QBrush(FACE_FILL))
             painter.drawRect(rect)
-            painter.setPen(FRAME)
-            painter.drawText(
-                QRectF(rect.left(), rect.bottom() + 10, rect.width(), 20), Qt.AlignmentFlag.AlignLeft, face
-            )
+            if FACE_LABEL_PX * lod >= MIN_TEXT_PX:
+                painter.setPen(FRAME)
+                painter.setFont(label)
+                painter.drawText(
+                    QRectF(rect.left(), rect.bottom() + 8, rect.width(), FACE_LABEL_PX + 6),
+                    Qt.AlignmentFlag.AlignLeft,
+                    face,
+                )
+            painter.setFont(small)
             if u_px >= MIN_U_LINE_PX:
                 painter.setPen(QPen(U_LINE, 1))
                 for u in range(1, g.layout.height_u + 1):
@@ -197,6 +208,11 @@ class DeviceBlock(QGraphicsRectItem):
     @property
     def label(self) -> str:
         return self._label
+
+    def drawn_text_px(self, lod: float) -> list[float]:
+        """The label's on-screen size at this level of detail; nothing when it is too small to be drawn."""
+        px = self._font.pixelSize() * lod
+        return [px] if self._label and px >= MIN_TEXT_PX else []
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         rect = self.rect()

@@ -49,22 +49,69 @@ ACTIONS = (
         lambda w: w.export_elevation(),
         tip="The current rack's elevation, front and rear, as SVG or PNG",
     ),
+    ActionSpec(
+        "export_image",
+        "Export &Image…",
+        lambda w: w.export_image("centre"),
+        "Ctrl+Shift+E",
+        "The board or rack row in the centre as a PNG or SVG picture",
+    ),
+    ActionSpec(
+        "export_diagram_image",
+        "Export Diagram Ima&ge…",
+        lambda w: w.export_image("diagram"),
+        tip="The block diagram as a PNG or SVG picture",
+    ),
     ActionSpec("quit", "&Quit", lambda w: w.close(), KEYS.Quit),
+    ActionSpec(
+        "copy_image",
+        "&Copy Image",
+        lambda w: w.copy_image("centre"),
+        "Ctrl+Shift+C",
+        "The board or rack row in the centre, as a picture to paste",
+    ),
+    ActionSpec(
+        "copy_diagram_image",
+        "Copy Diagram I&mage",
+        lambda w: w.copy_image("diagram"),
+        tip="The block diagram, as a picture to paste",
+    ),
     ActionSpec("delete", "&Delete", lambda w: w.delete_selected(), KEYS.Delete),
     ActionSpec("add_rack", "&Add Rack…", lambda w: w.add_rack(), "Ctrl+Shift+R", "Add a rack to the row"),
     ActionSpec("add_feed", "Add &Feed…", lambda w: w.add_feed(), tip="Add a facility circuit for PDUs"),
     ActionSpec("fit", "&Fit to View", lambda w: w.fit_view(), "Ctrl+0", icon=PIXMAPS.SP_TitleBarMaxButton),
     ActionSpec("zoom_in", "Zoom &In", lambda w: w.zoom_view(1.25), KEYS.ZoomIn),
     ActionSpec("zoom_out", "Zoom &Out", lambda w: w.zoom_view(0.8), KEYS.ZoomOut),
+    ActionSpec("guide", "rackplanner &Guide", lambda w: w.show_help("guide"), KEYS.HelpContents),
+    ActionSpec("shortcuts", "&Keyboard Shortcuts", lambda w: w.show_help("shortcuts"), "Ctrl+/"),
+    ActionSpec("about", "&About rackplanner", lambda w: w.show_help("about")),
     ActionSpec("reset_layout", "&Reset Layout", lambda w: w.reset_layout(), tip="Every dock back where it first opens"),
 )
 
 # Menus by title: action names, "-" for a separator, "@recent" for the Open Recent submenu.
 MENUS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("&File", ("new", "open", "@recent", "-", "save", "save_as", "export_bom", "export_elevation", "-", "quit")),
-    ("&Edit", ("undo", "redo", "-", "delete")),
+    (
+        "&File",
+        (
+            "new",
+            "open",
+            "@recent",
+            "-",
+            "save",
+            "save_as",
+            "-",
+            "export_bom",
+            "export_elevation",
+            "export_image",
+            "export_diagram_image",
+            "-",
+            "quit",
+        ),
+    ),
+    ("&Edit", ("undo", "redo", "-", "copy_image", "copy_diagram_image", "-", "delete")),
     ("&Rack", ("add_rack", "add_feed")),
     ("&View", ("fit", "zoom_in", "zoom_out", "-")),
+    ("&Help", ("guide", "shortcuts", "-", "about")),
 )
 TOOLBAR = ("new", "open", "save", "-", "@undo-buttons", "-", "fit")
 

@@ -15,6 +15,7 @@ from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
 from rackplanner.gui import recovery
 from rackplanner.gui.main_window import APP_NAME, MainWindow, open_window
+from rackplanner.gui.theme import apply_theme, follow_system
 
 RESOURCES = BUILTIN_CATALOG_DIR.parent / "resources"
 DEFAULT_EXAMPLE = RESOURCES / "examples" / "home-rig-2x3090.json"
@@ -34,14 +35,13 @@ def application(argv: list[str] | None = None) -> QApplication:
     icon = RESOURCES / "icons" / "rackplanner.svg"
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))
-    style = RESOURCES / "style.qss"
-    if style.exists():
-        app.setStyleSheet(style.read_text(encoding="utf-8"))
+    apply_theme(app)
+    follow_system(app)
     return app
 
 
 def initial_plan(path: Path | None, catalog: Catalog, settings: QSettings) -> tuple[Plan, Path | None, str | None]:
-    """The plan to open: the one asked for, else the last one, else the home-rig example."""
+    """The plan to open: the one asked for, else the last one, else an empty plan (the welcome view)."""
     if path is not None:
         return load_plan(path, catalog), path, None
     last = settings.value("files/last")
@@ -49,8 +49,8 @@ def initial_plan(path: Path | None, catalog: Catalog, settings: QSettings) -> tu
         try:
             return load_plan(Path(last), catalog), Path(last), None
         except InputError as exc:
-            return load_plan(DEFAULT_EXAMPLE, catalog), None, f"Could not reopen the last plan: {exc}"
-    return load_plan(DEFAULT_EXAMPLE, catalog), None, None
+            return Plan(name="New plan"), None, f"Could not reopen the last plan: {exc}"
+    return Plan(name="New plan"), None, None
 
 
 def offer_recovery(window: MainWindow) -> bool:

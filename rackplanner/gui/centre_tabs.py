@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import QLabel, QTabBar, QTabWidget, QWidget
+from pathlib import Path
 
-from rackplanner.core.catalog.parts import Board, Server
-from rackplanner.core.plan import edits
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QTabBar, QTabWidget, QWidget
+
 from rackplanner.core.plan.model import Machine
 from rackplanner.gui.canvases.machine import MachineCanvas
 from rackplanner.gui.canvases.rack_row import RackRowCanvas, rows_of
 from rackplanner.gui.document import PlanDocument
-from rackplanner.gui.mime import part_from_mime
+from rackplanner.gui.welcome import WelcomeView
 
 
 class CentreTabs(QTabWidget):
@@ -20,6 +19,9 @@ class CentreTabs(QTabWidget):
 
     # A canvas's status-bar message.
     status_message = Signal(str)
+    # The welcome view's buttons: open this plan, or ask which.
+    open_requested = Signal(Path)
+    open_dialog_requested = Signal()
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -94,7 +96,10 @@ class CentreTabs(QTabWidget):
         for widget in [*old.values(), *old_rows.values()]:
             widget.deleteLater()
         if not wanted:
-            self.addTab(EmptyPlanTarget(self.document), "No machines")
+            welcome = WelcomeView(self.document)
+            welcome.open_requested.connect(self.open_requested)
+            welcome.open_dialog_requested.connect(self.open_dialog_requested)
+            self.addTab(welcome, "Welcome")
         bar = self.tabBar()
         for index in range(self.count()):
             page = self.widget(index)
@@ -129,38 +134,3 @@ class CentreTabs(QTabWidget):
         canvas = self.row_canvases.get(row_id)
         if canvas is not None:
             self.setCurrentWidget(canvas)
-
-
-class EmptyPlanTarget(QLabel):
-    """Shown when the plan has no machines: a board or server dropped here starts one."""
-
-    def __init__(self, document: PlanDocument) -> None:
-        super().__init__("This plan has no machines yet.\nDrag a board or a server from the catalog here to start one.")
-        self.document = document
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setAcceptDrops(True)
-        self.setStyleSheet("QLabel { color: #555; font-size: 14px; }")
-
-    def _part(self, event: QDropEvent | QDragEnterEvent) -> Board | Server | None:
-        part_id = part_from_mime(event.mimeData())
-        part = self.document.catalog.get(part_id) if part_id else None
-        return part if isinstance(part, (Board, Server)) else None
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        event.setAccepted(self._part(event) is not None)
-
-    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        event.setAccepted(self._part(event) is not None)
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        part = self._part(event)
-        if part is None:
-            event.ignore()
-            return
-        kind = "server" if isinstance(part, Server) else "board"
-        result = self.document.apply(
-            edits.add_machine, name=part.model, catalog=self.document.catalog, **{kind: part.id}
-        )
-        if result is not None and result.machines:
-            self.document.set_current_machine(next(iter(result.machines)))
-        event.setAccepted(result is not None)

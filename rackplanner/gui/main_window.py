@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QDockWidget, QInputDialog, QLabel, QMainWindow, QUndoView, QWidget
+from PySide6.QtWidgets import QDialog, QDockWidget, QInputDialog, QLabel, QMainWindow, QUndoView, QWidget
 
 from rackplanner.core.analysis import analyse
 from rackplanner.core.catalog.loading import Catalog
@@ -51,6 +52,8 @@ class MainWindow(QMainWindow):
         self.tabs = CentreTabs(document, self)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.tabs.status_message.connect(self.show_status)
+        self.tabs.open_requested.connect(self._open_example)
+        self.tabs.open_dialog_requested.connect(self.open_dialog)
         self.setCentralWidget(self.tabs)
         self._status = QLabel()
         self.statusBar().addWidget(self._status, 1)
@@ -307,6 +310,25 @@ class MainWindow(QMainWindow):
 
         export_elevation(self)
 
+    def export_image(self, which: Literal["centre", "diagram"]) -> None:
+        from rackplanner.gui.image_export import export_image
+
+        export_image(self, which)
+
+    def copy_image(self, which: Literal["centre", "diagram"]) -> None:
+        from rackplanner.gui.image_export import copy_image
+
+        copy_image(self, which)
+
+    def show_help(self, which: str) -> QDialog:
+        """Help → Guide, Keyboard Shortcuts or About, as a window of its own (kept until closed)."""
+        from rackplanner.gui import help as help_windows
+
+        show = {"guide": help_windows.show_guide, "shortcuts": help_windows.show_shortcuts}
+        dialog = show.get(which, help_windows.show_about)(self)
+        self.help_window = dialog
+        return dialog
+
     # --- files -----------------------------------------------------------------------------
 
     def new_plan(self) -> None:
@@ -314,6 +336,11 @@ class MainWindow(QMainWindow):
 
     def open_dialog(self) -> None:
         self.files.open_dialog()
+
+    def _open_example(self, path: Path) -> None:
+        # An example opens as a new, untitled plan: saving it does not overwrite the example.
+        if self.files.maybe_save():
+            self.files.open_example(path)
 
     def open_path(self, path: Path) -> bool:
         return self.files.open_path(path)

@@ -85,6 +85,17 @@ class PlanFiles(QObject):
         self._remember(path)
         return True
 
+    def open_example(self, path: Path) -> bool:
+        """Open an example as an untitled plan, so Save asks where rather than overwrite the example."""
+        try:
+            plan = load_plan(path, self.document.catalog)
+        except InputError as exc:
+            QMessageBox.warning(self.window, "Cannot open the example", str(exc))
+            return False
+        self.document.replace(plan, None)
+        self.window.show_status(f"Opened the example {path.name}; Save As keeps your changes")
+        return True
+
     def save(self) -> bool:
         if self.document.path is None:
             return self.save_as()

@@ -10,21 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QImageWriter, QPainter
-from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QGraphicsScene
-
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError, OutputError
 from rackplanner.core.files import shown, write_atomic
 from rackplanner.core.plan.model import Plan
+from rackplanner.draw.images import scene_png, scene_svg
 from rackplanner.report.drawings import Drawings
 from rackplanner.report.export import ensure_application
 
 ImageFormat = Literal["svg", "png"]
 FORMATS: tuple[ImageFormat, ...] = ("svg", "png")
-SVG_DPI = 96  # CSS pixels: the SVG opens at the PNG's size
 PNG_PX_PER_MM = 0.75  # a 42 U rack about 1,500 px tall: U numbers and labels readable, files small
 
 
@@ -68,46 +63,9 @@ def _write(drawings: Drawings, rack_id: str, path: Path, image_format: ImageForm
     if drawn is None:
         raise InputError(f"rack {rack_id!r} is not in the plan")
     scene, source = drawn
-    data = _svg(scene, source) if image_format == "svg" else _png(scene, source)
+    if image_format == "svg":
+        data = scene_svg(scene, source, PNG_PX_PER_MM, "Rack elevation, front and rear")
+    else:
+        data = scene_png(scene, source, PNG_PX_PER_MM)
     write_atomic(path, data)
     return path
-
-
-def _svg(scene: QGraphicsScene, source: QRectF) -> bytes:
-    """Vector SVG, one scene millimetre to one SVG unit, shown at the PNG's size."""
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    generator = QSvgGenerator()
-    generator.setOutputDevice(buffer)
-    generator.setResolution(SVG_DPI)
-    generator.setSize(QSize(round(source.width() * PNG_PX_PER_MM), round(source.height() * PNG_PX_PER_MM)))
-    generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
-    generator.setTitle("Rack elevation, front and rear")
-    generator.setDescription("Drawn by rackplanner")
-    painter = QPainter(generator)
-    try:
-        scene.render(painter, QRectF(0, 0, source.width(), source.height()), source)
-    finally:
-        painter.end()
-    return bytes(buffer.data().data())
-
-
-def _png(scene: QGraphicsScene, source: QRectF) -> bytes:
-    size = QSize(round(source.width() * PNG_PX_PER_MM), round(source.height() * PNG_PX_PER_MM))
-    image = QImage(size, QImage.Format.Format_ARGB32)
-    image.fill(QColor(Qt.GlobalColor.white))
-    painter = QPainter(image)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-    try:
-        scene.render(painter, QRectF(0, 0, size.width(), size.height()), source)
-    finally:
-        painter.end()
-    out = QByteArray()
-    buffer = QBuffer(out)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = QImageWriter(buffer, QByteArray(b"png"))
-    if not writer.write(image):
-        raise OutputError(f"the PNG could not be made: {writer.errorString()}")
-    buffer.close()
-    return bytes(out.data())

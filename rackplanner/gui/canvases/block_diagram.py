@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import (
-    QBrush,
     QMouseEvent,
     QPainter,
     QResizeEvent,
@@ -32,7 +31,7 @@ class DiagramView(ZoomView):
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setBackgroundBrush(QBrush(self.palette().base()))
+        self.set_background("#ffffff")
         self.auto_fit = True
         self.follow_user_panning()
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QResizeEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import QAbstractSlider, QGraphicsScene, QGraphicsView
+
+from rackplanner.gui.theme import canvas_background
 
 WHEEL_STEP = 1.15  # zoom factor per wheel notch
 
@@ -30,7 +32,15 @@ class ZoomView(QGraphicsView):
         self.follow_user_panning()
 
     def set_background(self, background: str) -> None:
-        self.setBackgroundBrush(QBrush(QColor(background)))
+        """The canvas colour in the light theme; the dark theme dims it (see ``theme``)."""
+        self._light_background = background
+        self.setBackgroundBrush(QBrush(QColor(canvas_background(background))))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        light = getattr(self, "_light_background", None)
+        if event.type() == QEvent.Type.PaletteChange and light is not None:
+            self.setBackgroundBrush(QBrush(QColor(canvas_background(light))))
 
     @property
     def auto_fit(self) -> bool:
