@@ -139,6 +139,10 @@ class MainWindow(QMainWindow):
         self.first_layout()
         self.document.current_rack_changed.connect(lambda _rack: self._show_rack_findings())
         self._show_rack_findings()
+        findings_dock = self.docks["FindingsDock"]
+        assert isinstance(findings_dock, FindingsDock)
+        findings_dock.place_selected.connect(self.show_place)
+        findings_dock.rack_finding_selected.connect(lambda finding: self.show_place("rack", finding.rack))
         palette = self.docks["PaletteDock"]
         assert isinstance(palette, PaletteDock)
         palette.part_activated.connect(self.add_part)
@@ -202,6 +206,17 @@ class MainWindow(QMainWindow):
             power = self.docks.get("PowerDock")
             if power is not None:
                 power.raise_()
+
+    def show_place(self, kind: str, place_id: str) -> None:
+        """Bring a machine (its tab) or a rack (its row) into view: where a finding holds."""
+        if kind == "machine" and self.document.plan.machine(place_id) is not None:
+            self.tabs.open_machine_tab(place_id)
+            self.document.set_current_machine(place_id)
+        elif kind == "rack":
+            rack = self.document.plan.rack(place_id)
+            if rack is not None:
+                self.document.set_current_rack(rack.id)
+                self.tabs.show_row(rack.row)
 
     def add_rack(self) -> None:
         """Add a rack of a catalog model the user picks, to the row on screen (or the first row)."""

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rackplanner.core.findings import SEVERITY_ORDER, RackFinding
+from rackplanner.core.findings import SEVERITY_ORDER, FindingSummary, RackFinding, Severity, summarize_findings
 from rackplanner.core.machine.fit import Finding
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
@@ -37,6 +37,8 @@ _ICON = {
 }
 FINDING_ROLE = Qt.ItemDataRole.UserRole + 1
 SEVERITY_ROLE = Qt.ItemDataRole.UserRole + 2
+SUMMARY_ROLE = Qt.ItemDataRole.UserRole + 3  # a whole-plan finding (FindingSummary)
+PLACE_ROLE = Qt.ItemDataRole.UserRole + 4  # one of its places: ("machine" | "rack", id)
 
 
 def count_text(severity: str, count: int) -> str:
@@ -93,6 +95,8 @@ class FindingsDock(QDockWidget):
 
     # A rack finding the user selected (the main window may show its rack).
     rack_finding_selected = Signal(object)
+    # A place of a whole-plan finding the user selected: ("machine" | "rack", id).
+    place_selected = Signal(str, str)
 
     def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
         super().__init__("Findings", parent)
@@ -149,6 +153,16 @@ class FindingsDock(QDockWidget):
             group.setFont(0, font)
             group.setFlags(Qt.ItemFlag.ItemIsEnabled)
         self.rack_group.setHidden(True)
+        # Every machine and rack of the plan, each distinct finding once with its places under it;
+        # worked out only while the group is open (a plan of hundreds of servers).
+        self.plan_group = QTreeWidgetItem(self.tree, ["Whole plan (open to review every machine and rack)"])
+        font = self.plan_group.font(0)
+        font.setBold(True)
+        self.plan_group.setFont(0, font)
+        self.plan_group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        self.plan_group.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
+        self.plan_summaries: list[FindingSummary] = []
+        self.tree.itemExpanded.connect(self._expanded)
 
         document.changed.connect(self._on_changed)
         document.current_machine_changed.connect(lambda _machine: self.refresh())
@@ -165,6 +179,37 @@ class FindingsDock(QDockWidget):
         current = self.document.current_machine
         if not current or not change.machines or current in change.machines:
             self.refresh()
+        if self.plan_group.isExpanded():
+            self.review_plan()
+
+    def _expanded(self, item: QTreeWidgetItem) -> None:
+        if item is self.plan_group:
+            self.review_plan()
+
+    def review_plan(self) -> None:
+        """Fill the whole-plan group: each distinct finding once, with a count and its places as child rows."""
+        summaries = plan_summaries(self.document)
+        if summaries == self.plan_summaries and self.plan_group.childCount():
+            return
+        self.plan_summaries = summaries
+        self.tree.blockSignals(True)
+        self.plan_group.takeChildren()
+        for entry in summaries:
+            places = len(entry.where)
+            text = entry.message if places == 1 else f"{entry.message} ({places} places)"
+            row = QTreeWidgetItem(self.plan_group, [text])
+            row.setIcon(0, self.icons[entry.severity])
+            row.setData(0, SEVERITY_ROLE, entry.severity)
+            row.setData(0, SUMMARY_ROLE, entry)
+            row.setToolTip(0, f"{entry.severity.capitalize()} ({entry.code})\n{entry.where_text}")
+            for place in entry.where:
+                kind, _, place_id = place.partition(":")
+                child = QTreeWidgetItem(row, [place_label(self.document, kind, place_id)])
+                child.setData(0, PLACE_ROLE, (kind, place_id))
+                child.setToolTip(0, "Click to show it")
+        if not summaries:
+            QTreeWidgetItem(self.plan_group, ["Nothing to report anywhere in the plan."])
+        self.tree.blockSignals(False)
 
     def refresh(self) -> None:
         """Recheck the current machine."""
@@ -269,6 +314,10 @@ class FindingsDock(QDockWidget):
         selected = self.tree.selectedItems()
         if not selected:
             return
+        place = selected[0].data(0, PLACE_ROLE)
+        if place:
+            self.place_selected.emit(place[0], place[1])
+            return
         finding = selected[0].data(0, FINDING_ROLE)
         if isinstance(finding, Finding):
             self.document.select_slots(list(finding.slots))
@@ -280,3 +329,22 @@ def _where(finding: Finding | RackFinding) -> str:
     if isinstance(finding, RackFinding):
         return f"Rack {finding.rack}" + (f": {', '.join(finding.devices)}" if finding.devices else "")
     return f"Slots: {', '.join(finding.slots)}" if finding.slots else ""
+
+
+def plan_summaries(document: PlanDocument) -> list[FindingSummary]:
+    """Every machine's and rack's findings, each distinct one once with where it holds ("machine:<id>", "rack:<id>")."""
+    analysis, plan = document.analysis, document.plan
+    found: list[tuple[Severity, str, str, str]] = []
+    for machine in plan.machines:
+        found += [(f.severity, f.code, f.message, f"machine:{machine.id}") for f in analysis.machine_findings(machine)]
+    for rack in plan.racks:
+        found += [(f.severity, f.code, f.message, f"rack:{rack.id}") for f in analysis.rack(rack.id).findings]
+    return summarize_findings(found)
+
+
+def place_label(document: PlanDocument, kind: str, place_id: str) -> str:
+    if kind == "machine":
+        machine = document.plan.machine(place_id)
+        return f"Machine {machine.name}" if machine else place_id
+    rack = document.plan.rack(place_id)
+    return f"Rack {rack.name}" if rack else place_id
