@@ -207,6 +207,23 @@ class MainWindow(QMainWindow):
             if power is not None:
                 power.raise_()
 
+    def show_in_catalog(self, part_id: str) -> bool:
+        """Raise the catalog and select the part there (the search is cleared if it hides it)."""
+        palette = self.docks["PaletteDock"]
+        assert isinstance(palette, PaletteDock)
+        palette.show()
+        palette.raise_()
+        index = palette.proxy_index_of(part_id)
+        if not index.isValid() and palette.search.text():
+            palette.search.clear()
+            index = palette.proxy_index_of(part_id)
+        if not index.isValid():
+            self.show_status(f"{part_id} is hidden by the catalog's filters")
+            return False
+        palette.view.scrollTo(index)
+        palette.view.setCurrentIndex(index)
+        return True
+
     def show_place(self, kind: str, place_id: str) -> None:
         """Bring a machine (its tab) or a rack (its row) into view: where a finding holds."""
         if kind == "machine" and self.document.plan.machine(place_id) is not None:

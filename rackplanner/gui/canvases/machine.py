@@ -37,6 +37,7 @@ from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import PartCount
 from rackplanner.core.plan.resolve import board_of
 from rackplanner.draw.board import SELECT_EDGE, BoardDrawing, CardShape, SlotItem, drawing_key
+from rackplanner.gui.canvases.part_menu import add_part_entries
 from rackplanner.gui.canvases.zoom_view import ZoomView
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.mime import card_from_mime, card_mime, part_from_mime
@@ -365,7 +366,35 @@ class MachineCanvas(ZoomView):
             self.delete_selected()
             event.accept()
             return
+        step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Right: 1, Qt.Key.Key_Up: -1, Qt.Key.Key_Left: -1}.get(
+            Qt.Key(event.key())
+        )
+        if step is not None and self.step_slot(step):
+            event.accept()
+            return
         super().keyPressEvent(event)
+
+    def step_slot(self, step: int) -> bool:
+        """Select the next (or previous) slot in board order, with what is in it said in the status bar."""
+        slots = list(self.slot_items)
+        if not slots:
+            return False
+        chosen = self.document.selected_slots
+        if chosen and chosen[0] in slots:
+            index = max(0, min(len(slots) - 1, slots.index(chosen[0]) + step))
+        else:
+            index = 0 if step > 0 else len(slots) - 1
+        slot_id = slots[index]
+        self.document.set_current_machine(self.machine_id)
+        self.document.select_slots([slot_id])
+        self.ensureVisible(self.slot_items[slot_id], 10, 10)
+        machine = self.document.plan.machine(self.machine_id)
+        board = board_of(machine, self.document.catalog) if machine else None
+        card = machine.card_in(slot_id) if machine else None
+        part = self.document.catalog.get(card.part) if card else None
+        label = board.slot_label(slot_id) if board else slot_id
+        self.status_message.emit(f"{label}: {part.label if part else 'empty'}")
+        return True
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         super().mouseDoubleClickEvent(event)
@@ -374,10 +403,17 @@ class MachineCanvas(ZoomView):
         item = self.itemAt(event.pos())
         while item is not None and not isinstance(item, CardItem):
             item = item.parentItem()
-        if not isinstance(item, CardItem):
-            return
-        menu = self.card_menu(item.slot_id)
-        menu.exec(event.globalPos())
+        menu = self.card_menu(item.slot_id) if isinstance(item, CardItem) else self.board_menu()
+        if not menu.isEmpty():
+            menu.exec(event.globalPos())
+
+    def board_menu(self) -> QMenu:
+        """The board's (or server's) context menu: Show in catalog, Properties."""
+        menu = QMenu(self)
+        machine = self.document.plan.machine(self.machine_id)
+        if machine is not None:
+            add_part_entries(menu, self, self.document.catalog, machine.server or machine.board)
+        return menu
 
     def card_menu(self, slot_id: str) -> QMenu:
         """The context menu of the card in ``slot_id``: power limit, NVLink bridges, remove."""
@@ -410,8 +446,16 @@ class MachineCanvas(ZoomView):
                             action.triggered.connect(partial(self._add_bridge, slot_id, other.slot, bridge.id))
                 bridge_menu.setEnabled(not bridge_menu.isEmpty())
             menu.addSeparator()
-        menu.addAction("Remove card", lambda: self._apply_plain(edits.remove_card, slot=slot_id))
+        duplicate = partial(self._duplicate_card, card.part) if card is not None else None
+        remove = ("Remove card", lambda: self._apply_plain(edits.remove_card, slot=slot_id))
+        add_part_entries(menu, self, catalog, card.part if card else None, duplicate=duplicate, remove=remove)
         return menu
+
+    def _duplicate_card(self, part_id: str) -> None:
+        """Another of the same card, in the first slot that takes it (as a double-click in the catalog)."""
+        add = getattr(self.window(), "add_part", None)
+        if callable(add):
+            add(part_id)
 
     def _add_bridge(self, slot_a: str, slot_b: str, bridge_id: str) -> None:
         self._apply(edits.add_bridge, slots=(slot_a, slot_b), part=bridge_id)

@@ -49,6 +49,7 @@ from rackplanner.draw.rack import (
     RackGeometry,
     RowDrawing,
 )
+from rackplanner.gui.canvases.part_menu import add_part_entries
 from rackplanner.gui.canvases.rack_drop import DragInfo, apply_drop, move_arguments
 from rackplanner.gui.canvases.zoom_view import ZoomView
 from rackplanner.gui.document import ChangeSet, PlanDocument
@@ -340,7 +341,37 @@ class RackRowCanvas(ZoomView):
             self.delete_selected()
             event.accept()
             return
+        step = {Qt.Key.Key_Up: 1, Qt.Key.Key_Down: -1}.get(Qt.Key(event.key()))
+        if step is not None and self.step_device(step):
+            event.accept()
+            return
         super().keyPressEvent(event)
+
+    def step_device(self, step: int) -> bool:
+        """Select the device above (+1) or below (-1) the selected one in its rack, by rack unit."""
+        selected = self.selected_devices()
+        rack_id = selected[0][0] if selected else self.document.current_rack
+        stack = sorted(
+            (shape.position_u, device)
+            for (rack, device), (shape, _text) in self.drawing.drawn.items()
+            if rack == rack_id and shape.position_u is not None
+        )
+        if not stack:
+            return False
+        order = [device for _u, device in stack]
+        if selected and selected[0][1] in order:
+            index = max(0, min(len(order) - 1, order.index(selected[0][1]) + step))
+        else:
+            index = 0 if step > 0 else len(order) - 1
+        key = (rack_id, order[index])
+        self.scene().clearSelection()
+        for item in self.items_by_device.get(key, []):
+            item.setSelected(True)
+        blocks = self.items_by_device.get(key, [])
+        if blocks:
+            self.ensureVisible(blocks[0], 10, 10)
+            self.status_message.emit(f"U{stack[index][0]}: {blocks[0].toolTip().splitlines()[0]}")
+        return True
 
     def _rack_at(self, point: QPointF) -> str | None:
         """The rack whose frame (title included) contains scene point ``point``."""
@@ -366,12 +397,10 @@ class RackRowCanvas(ZoomView):
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         point = self.mapToScene(event.pos())
         rack_id = self._rack_at(point)
-        menu = QMenu(self)
         item = self.itemAt(event.pos())
         while item is not None and not isinstance(item, DeviceItem):
             item = item.parentItem()
-        if isinstance(item, DeviceItem) and item.shape_info.kind == "pdu":
-            self._feed_menu(menu, item.rack_id, item.shape_info.device)
+        menu = self.device_menu(item) if isinstance(item, DeviceItem) else QMenu(self)
         if rack_id is not None:
             menu.addAction("Rename rack…", lambda: self.rename_rack(rack_id))
             menu.addAction("Remove rack", lambda: self.document.apply(edits.remove_rack, rack=rack_id))
@@ -379,6 +408,30 @@ class RackRowCanvas(ZoomView):
                 menu.addAction("Unmount selected", self.delete_selected)
         if not menu.isEmpty():
             menu.exec(event.globalPos())
+
+    def device_menu(self, item: DeviceItem) -> QMenu:
+        """Open (a server), feeds (a PDU), Duplicate, Unmount, Show in catalog, Properties."""
+        menu = QMenu(self)
+        rack_id, device_id = item.rack_id, item.shape_info.device
+        rack = self.document.plan.rack(rack_id)
+        device = rack.device(device_id) if rack else None
+        if device is None:
+            return menu
+        machine = self.document.plan.machine(device.machine) if device.machine else None
+        if machine is not None:
+            menu.addAction(f"Open {machine.name}", lambda: self.open_device(rack_id, device_id))
+        if item.shape_info.kind == "pdu":
+            self._feed_menu(menu, rack_id, device_id)
+        duplicate = None
+        if machine is not None:
+            duplicate = partial(
+                self.document.apply, edits.duplicate_machine, machine=machine.id, catalog=self.document.catalog
+            )
+        remove = ("Unmount", lambda: self.document.apply(edits.unmount_device, rack=rack_id, device=device_id))
+        part = device.part or (machine.server or machine.board if machine else None)
+        add_part_entries(menu, self, self.document.catalog, part, duplicate=duplicate, remove=remove)
+        menu.addSeparator()
+        return menu
 
     def _feed_menu(self, menu: QMenu, rack_id: str, device_id: str) -> None:
         """ "Plug into" entries for a PDU: each feed of the plan, or none."""
