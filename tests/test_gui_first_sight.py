@@ -135,3 +135,39 @@ def test_example_at_first_sight(
     }
     assert "Export Image…" in menus["File"]
     assert {"About rackplanner", "Keyboard Shortcuts"} <= set(menus["Help"])
+
+
+def test_parts_are_drawn_from_their_catalog_figures(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
+    from rackplanner.core.catalog.parts import Gpu, NetworkSwitch, Pdu, Server
+    from rackplanner.gui.canvases.machine import MachineCanvas
+    from rackplanner.gui.canvases.rack_row import RackRowCanvas
+
+    window = open_as_a_user(qtbot, tmp_path, catalog, "home-rig-2x3090", SIZES[0])
+    canvas = window.tabs.currentWidget()
+    assert isinstance(canvas, MachineCanvas)
+    gpu = catalog.get_as("rtx-3090", Gpu)
+    assert gpu is not None
+    look = canvas.card_items["pciex16-g5-1"].look
+    # catalog/gpu.yaml: the RTX 3090 is open-air cooled, takes two 8-pin plugs and has NVLink.
+    assert look.cooling == gpu.cooling == "open-air"
+    assert look.power_connectors == tuple(gpu.power_connectors) == ("pcie-8pin", "pcie-8pin")
+    assert look.nvlink and look.bracket
+
+    window = open_as_a_user(qtbot, tmp_path, catalog, "colo-rack", SIZES[0])
+    row = window.tabs.currentWidget()
+    assert isinstance(row, RackRowCanvas)
+    plan = window.document.plan
+    for (rack_id, device_id), blocks in row.items_by_device.items():
+        device = plan.rack(rack_id).device(device_id)
+        part = catalog.get(device.part) if device.part else None
+        for block in blocks:
+            if isinstance(part, NetworkSwitch):
+                assert block.look.ports == sum(g.count for g in part.ports)
+            elif isinstance(part, Pdu):
+                assert block.look.outlet_groups == tuple(sum(g.outlets.values()) for g in part.outlet_groups)
+            elif device.machine:
+                server = catalog.get_as(plan.machine(device.machine).server or "", Server)
+                assert server is not None and block.look.psus == server.psu_count
+    # colo-rack.json: the SYS-4028GR-TRT2 ships four PSUs (catalog/server.yaml); the rear block is the rear.
+    rear = row.items_by_device[("rack-1", "gpu-1")]
+    assert {b.face for b in rear} == {"front", "rear"} and rear[0].look.psus == 4

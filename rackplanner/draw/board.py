@@ -29,6 +29,7 @@ from rackplanner.core.machine.cpu_fit import dead_slots
 from rackplanner.core.machine.placement import SlotVerdict
 from rackplanner.core.plan.model import Machine
 from rackplanner.core.plan.resolve import board_of, chassis_of
+from rackplanner.draw.card_art import BRACKET_MM, NVLINK_AT_MM, CardLook, card_look, paint_card_details
 from rackplanner.draw.static_text import StaticTextItem
 
 SLOT_PITCH_MM = 20.32  # ATX expansion slot pitch, 0.8 in
@@ -113,11 +114,19 @@ class CardShape(QGraphicsRectItem):
         label.setFont(font)
         label.setPos(rect.left() + 4, rect.top() + 2)
 
+    look = CardLook(bracket=False)
+
+    def boundingRect(self) -> QRectF:
+        # The bracket reaches past the card's footprint.
+        return super().boundingRect().adjusted(-BRACKET_MM - 1, -2, 0, 2)
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         pen = QPen(SELECT_EDGE, 2.2) if self.isSelected() else self.pen()
         painter.setPen(pen)
         painter.setBrush(self.brush())
         painter.drawRoundedRect(self.rect(), 2.5, 2.5)
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        paint_card_details(painter, self.rect(), self.look, lod)
 
 
 # Makes the item for a card: the canvas makes one that can be dragged, the report a plain one.
@@ -170,9 +179,14 @@ class BoardDrawing:
             label = _add_text(scene, _slot_label(geo.slot, LABEL_WIDTH_MM - 4))
             label.setBrush(QBrush(SLOT_TEXT))
             _small(label, 5.0)
-            label.setPos(geo.rect.left() - LABEL_WIDTH_MM + 2, geo.rect.top() - 1)
+            if geo.slot.kind == "sxm":
+                # Modules sit side by side on the baseboard: each one's name goes under it.
+                label.setPos(geo.rect.left() + 2, geo.rect.bottom() + 1)
+            else:
+                label.setPos(geo.rect.left() - LABEL_WIDTH_MM + 2, geo.rect.top() - 1)
             label.setZValue(1)
         self._draw_case_limit(chassis_of(machine, self.catalog), geometry)
+        _draw_baseboard(scene, [g for g in geometry if g.slot.kind == "sxm"])
         for card in machine.cards:
             self.draw_card(card.slot, card.part, card.power_limit_w)
         self.draw_bridges(machine)
@@ -253,7 +267,8 @@ class BoardDrawing:
             width = part.slot_width or 2
             length = part.length_mm or DEFAULT_CARD_LENGTH_MM
             watts = f"{power_limit_w:g} W (limit)" if power_limit_w else f"{part.tdp_w:g} W"
-            text = f"{part.model}\n{part.vram_gb:g} GB · {watts} · {width}-slot"
+            size = "module" if slot_item.slot.kind == "sxm" else f"{width}-slot"
+            text = f"{part.model}\n{part.vram_gb:g} GB · {watts} · {size}"
         elif isinstance(part, Nic):
             kind, width, length = "nic", part.slot_width, part.length_mm or 168.0
             text = f"{part.model}\n{part.ports} x {part.port_speed_gbps:g} Gb/s"
@@ -269,6 +284,10 @@ class BoardDrawing:
         else:
             card_rect = QRectF(rect.left(), rect.top() - 2, length, width * SLOT_PITCH_MM - 4)
         item = self.card_factory(slot_id, part_id, card_rect, kind, text)
+        if slot_item.slot.kind == "sxm":
+            item.look = CardLook(cooling="passive", bracket=False)  # a module under its heatsink
+        elif slot_item.slot.kind != "m2":
+            item.look = card_look(part)
         tip = text.replace("\n", " — ") + f"\nin {slot_item.slot.label}; drag to move, Delete to remove"
         if slot_id in self.dead:
             tip += f"\nNot seen: CPU{self.dead[slot_id]}'s socket is empty"
@@ -286,7 +305,7 @@ class BoardDrawing:
                 continue
             why = bridge_rejected(bridge, machine, board, self.catalog)
             pen = QPen(CASE_LIMIT, 3.0, Qt.PenStyle.DashLine) if why else QPen(QColor("#76b900"), 3.0)
-            x = a.rect().left() + 120
+            x = a.rect().left() + NVLINK_AT_MM
             line = self.scene.addLine(x, a.rect().center().y(), x, b.rect().center().y(), pen)
             line.setZValue(5)
             self.bridge_items.append(line)
@@ -411,3 +430,24 @@ def _board_rect(board: Board, geometry: list[SlotGeometry]) -> QRectF:
     width = max(board.width_mm or 0.0, content.right() + 40, sockets_width, title_width)
     height = max(board.depth_mm or 0.0, content.bottom() + 3 * SLOT_PITCH_MM)
     return QRectF(0, 0, width, height)
+
+
+BASEBOARD_FILL = QColor("#1f3b33")
+
+
+def _draw_baseboard(scene: QGraphicsScene, sxm: list[SlotGeometry]) -> None:
+    """SXM/OAM sockets sit on one GPU baseboard: drawn as a board of its own under the modules."""
+    if not sxm:
+        return
+    area = sxm[0].rect
+    for geo in sxm[1:]:
+        area = area.united(geo.rect)
+    area = area.adjusted(-6, -10, 6, 16)
+    item = scene.addRect(area, QPen(QColor("#0f1f1a"), 1.0), QBrush(BASEBOARD_FILL))
+    item.setZValue(0.5)
+    item.setToolTip(f"GPU baseboard with {len(sxm)} SXM/OAM module sockets")
+    label = _add_text(scene, f"GPU baseboard · {len(sxm)} × SXM")
+    label.setBrush(QBrush(QColor("#cfe3dc")))
+    _small(label, 5.0)
+    label.setPos(area.left() + 3, area.top() + 1)
+    label.setZValue(0.6)

@@ -28,6 +28,7 @@ from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Rack as RackPart
 from rackplanner.core.plan.model import Plan, Rack
 from rackplanner.core.rack.mounting import DeviceShape, RackLayout, device_figure
+from rackplanner.draw.rack_art import DeviceLook, detail_room, device_look, paint_device_details
 
 U_MM = 44.45
 FACE_MM = 482.6
@@ -204,6 +205,8 @@ class DeviceBlock(QGraphicsRectItem):
         self._font = QFont()
         self._font.setPixelSize(18 if vertical else int(min(22, max(12, rect.height() * 0.42))))
         self._vertical = vertical
+        self.look = DeviceLook()
+        self.face = shape.face if not ghost else ("rear" if shape.face == "front" else "front")
 
     @property
     def label(self) -> str:
@@ -220,6 +223,7 @@ class DeviceBlock(QGraphicsRectItem):
         painter.setBrush(self.brush())
         painter.drawRoundedRect(rect, 4, 4)
         lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        paint_device_details(painter, rect, self.look, self.face, self._vertical, lod)
         if not self._label or self._font.pixelSize() * lod < MIN_TEXT_PX:
             return  # too small to read at this zoom: the tooltip still names it
         painter.setFont(self._font)
@@ -233,7 +237,7 @@ class DeviceBlock(QGraphicsRectItem):
             painter.drawText(turned, Qt.AlignmentFlag.AlignCenter, self._label)
             painter.restore()
         else:
-            inner = rect.adjusted(8, 0, -8, 0)
+            inner = rect.adjusted(8, 0, -8 - detail_room(rect, self.look, False), 0)
             shown = QFontMetricsF(self._font).elidedText(self._label, Qt.TextElideMode.ElideRight, inner.width())
             painter.drawText(inner, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, shown)
 
@@ -360,10 +364,14 @@ class RowDrawing:
         self.drawn[key] = (shape, text)
         open_hint = "\nDouble-click to open its machine." if shape.kind in ("server", "workstation") else ""
         items: list[DeviceBlock] = []
+        rack = self.plan.rack(geometry.rack_id)
+        device = rack.device(shape.device) if rack else None
+        look = device_look(shape, self.plan, self.catalog, device.machine if device else None)
         if shape.position_u is None:
             channel = geometry.left_channel if (shape.side or "left") == "left" else geometry.right_channel
             rect = channel.adjusted(8, 20, -8, -20)
             item = self.device_factory(geometry.rack_id, shape, rect, shape.name, False, True)
+            item.look = look
             item.setToolTip(text)
             items.append(item)
         else:
@@ -372,6 +380,7 @@ class RowDrawing:
                 rect = geometry.u_rect(face, shape.position_u, max(1, shape.height_u)).adjusted(2, 2, -2, -2)
                 ghost = shape.is_full_depth and face != shape.face
                 item = self.device_factory(geometry.rack_id, shape, rect, text.split("\n")[0], ghost, False)
+                item.look = look
                 item.setToolTip(text + ("\n(full depth: seen from the other face)" if ghost else "") + open_hint)
                 items.append(item)
         for item in items:
