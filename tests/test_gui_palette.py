@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex, QPoint, Qt
+from PySide6.QtCore import QModelIndex, QPoint, QSettings, Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
@@ -15,16 +15,18 @@ from rackplanner.core.catalog.figures import key_figures
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import PART_KINDS, Gpu
 from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
 from rackplanner.gui.docks.palette import FIGURES_ROLE, KIND_ROLE, PART_ID_ROLE, PaletteDock, compact_figures
+from rackplanner.gui.docks.palette_extras import part_pixmap
 from rackplanner.gui.document import PlanDocument
 from rackplanner.gui.mime import PART_MIME, part_from_mime
 from tests.conftest import EXAMPLES
 
 
 @pytest.fixture
-def dock(qtbot: QtBot, catalog: Catalog) -> PaletteDock:
+def dock(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> PaletteDock:
     document = PlanDocument(load_plan(EXAMPLES / "home-rig-2x3090.json", catalog), catalog)
-    widget = PaletteDock(document)
+    widget = PaletteDock(document, settings=settings_in(tmp_path))
     qtbot.addWidget(widget)
     widget.resize(420, 640)
     widget.show()
@@ -152,3 +154,59 @@ def test_palette_screenshot(dock: PaletteDock, tmp_path: Path) -> None:
     path = shots(tmp_path) / "palette.png"
     assert dock.grab().save(str(path))
     print(f"screenshot: {path}")
+
+
+def settings_in(tmp_path: Path) -> QSettings:
+    return QSettings(str(tmp_path / "palette.ini"), QSettings.Format.IniFormat)
+
+
+def test_filters_by_kind_vendor_memory_and_price(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    document = PlanDocument(Plan(name="Empty"), catalog)
+    dock = PaletteDock(document, settings=settings_in(tmp_path))
+    qtbot.addWidget(dock)
+    bar = dock.filters
+    bar.kind.setCurrentIndex(bar.kind.findData("gpu"))
+    bar.vendor.setCurrentIndex(bar.vendor.findData("AMD"))
+    # Worked out from the catalog itself (catalog/gpu.yaml): every AMD GPU, and no other part.
+    assert set(dock.visible_part_ids()) == {p.id for p in catalog.of_kind(Gpu) if p.vendor == "AMD"}
+    bar.vendor.setCurrentIndex(0)
+    bar.memory.setCurrentIndex(bar.memory.findData(80.0))
+    assert set(dock.visible_part_ids()) == {p.id for p in catalog.of_kind(Gpu) if p.vram_gb >= 80}
+    bar.memory.setCurrentIndex(0)
+    bar.price.setCurrentIndex(bar.price.findData(2000.0))
+    expected = {p.id for p in catalog.of_kind(Gpu) if p.price_usd is not None and p.price_usd <= 2000}
+    assert expected and set(dock.visible_part_ids()) == expected
+    dock.search.setText("3090")
+    assert set(dock.visible_part_ids()) == {i for i in expected if "3090" in i}
+
+
+def test_favourites_and_recent_are_kept_per_user(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    document = PlanDocument(Plan(name="Empty"), catalog)
+    dock = PaletteDock(document, settings=settings_in(tmp_path))
+    qtbot.addWidget(dock)
+    assert dock.shelf_part_ids("★ Favourites") == [] and dock.shelf_part_ids("Recent") == []
+    menu = dock.context_menu_for("rtx-3090")
+    assert [a.text() for a in menu.actions() if a.text()] == ["Add to machine", "Add to favourites", "Properties…"]
+    next(a for a in menu.actions() if a.text() == "Add to favourites").trigger()
+    with qtbot.waitSignal(dock.part_activated) as added:
+        next(a for a in dock.context_menu_for("a100-80gb-pcie").actions() if a.text() == "Add to machine").trigger()
+    assert added.args == ["a100-80gb-pcie"]
+    dock.activate("rtx-4090")
+    assert dock.shelf_part_ids("Recent") == ["rtx-4090", "a100-80gb-pcie"]
+    again = PaletteDock(document, settings=settings_in(tmp_path))
+    qtbot.addWidget(again)
+    assert again.shelf_part_ids("★ Favourites") == ["rtx-3090"]
+    assert again.shelf_part_ids("Recent") == ["rtx-4090", "a100-80gb-pcie"]
+    # The shelves repeat parts: the kind groups still list each part once.
+    assert again.visible_part_ids().count("rtx-3090") == 1
+    dialog = again.show_properties("rtx-3090")
+    assert "24 GB" in dialog.browser.toPlainText()
+
+
+def test_a_dragged_part_shows_a_picture_of_itself(catalog: Catalog) -> None:
+    gpu, server = catalog.get("rtx-3090"), catalog.get("sys-4028gr-trt2")
+    assert gpu is not None and server is not None
+    card = part_pixmap(gpu)
+    # A 313 mm, three-slot card (catalog/gpu.yaml) is drawn longer than tall.
+    assert not card.isNull() and card.width() > card.height()
+    assert not part_pixmap(server).isNull()

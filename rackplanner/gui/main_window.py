@@ -116,7 +116,12 @@ class MainWindow(QMainWindow):
         for area, classes in groups:
             first: QDockWidget | None = None
             for cls in classes:
-                dock = cls(self.document, self)
+                # The palette keeps the user's favourite and recent parts in the window's settings.
+                dock = (
+                    PaletteDock(self.document, self, settings=self.settings)
+                    if cls is PaletteDock
+                    else cls(self.document, self)
+                )
                 self.addDockWidget(area, dock)
                 # Tabify at once: stacked even for a moment, the docks' minimum heights would grow the window.
                 if first is None:

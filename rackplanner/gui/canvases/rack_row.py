@@ -39,6 +39,7 @@ from rackplanner.core.catalog.parts import NetworkSwitch, Pdu, RackDevice, Serve
 from rackplanner.core.catalog.parts import Rack as RackPart
 from rackplanner.core.plan import edits
 from rackplanner.core.plan.edits import Change
+from rackplanner.core.rack.duplicate import duplicate_machine
 from rackplanner.core.rack.mounting import DeviceShape, placement_problem
 from rackplanner.draw.rack import (
     BAD_GHOST,
@@ -425,7 +426,7 @@ class RackRowCanvas(ZoomView):
         duplicate = None
         if machine is not None:
             duplicate = partial(
-                self.document.apply, edits.duplicate_machine, machine=machine.id, catalog=self.document.catalog
+                self.document.apply, duplicate_machine, machine=machine.id, catalog=self.document.catalog
             )
         remove = ("Unmount", lambda: self.document.apply(edits.unmount_device, rack=rack_id, device=device_id))
         part = device.part or (machine.server or machine.board if machine else None)

@@ -9,18 +9,22 @@ from PySide6.QtCore import (
     QMimeData,
     QModelIndex,
     QPersistentModelIndex,
+    QPoint,
     QRect,
+    QSettings,
     QSize,
     QSortFilterProxyModel,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QPainter, QPalette, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QDrag, QPainter, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QDialog,
     QDockWidget,
     QLineEdit,
+    QMenu,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -32,6 +36,7 @@ from PySide6.QtWidgets import (
 from rackplanner.core.catalog.figures import UNKNOWN, key_figures
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import PART_KINDS, Part
+from rackplanner.gui.docks.palette_extras import FilterBar, PartFilter, PartShelf, part_pixmap
 from rackplanner.gui.document import PlanDocument
 from rackplanner.gui.mime import PART_MIME, part_mime
 
@@ -60,6 +65,8 @@ GROUP_TITLES: dict[str, str] = {
     "rack-device": "Rack devices",
     "llm": "LLMs",
 }
+# The kind role of the Favourites and Recent groups, which repeat parts of the kind groups.
+SHELF_KIND = "@shelf"
 # Shown in this order; kinds added to the core later follow at the end.
 GROUP_ORDER = list(GROUP_TITLES)
 EXPANDED_BY_DEFAULT = frozenset({"gpu"})
@@ -109,10 +116,29 @@ def _kind_order(kind: str) -> tuple[int, str]:
 class CatalogModel(QStandardItemModel):
     """The catalog as a two-level tree (kind, then parts); part rows drag out as PART_MIME."""
 
-    def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, catalog: Catalog, parent: QWidget | None = None, shelves: Sequence[tuple[str, list[str]]] = ()
+    ) -> None:
         super().__init__(parent)
         self.setHorizontalHeaderLabels(["Part"])
+        for title, part_ids in shelves:
+            self._shelf(catalog, title, part_ids)
         self._fill(catalog)
+
+    def _shelf(self, catalog: Catalog, title: str, part_ids: list[str]) -> None:
+        """Favourites or Recent: a group of its own at the top (its rows repeat parts listed below)."""
+        parts = [p for p in (catalog.get(i) for i in part_ids) if p is not None]
+        if not parts:
+            return
+        group = QStandardItem(title)
+        group.setData(SHELF_KIND, KIND_ROLE)
+        group.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+        font = group.font()
+        font.setBold(True)
+        group.setFont(font)
+        for part in parts:
+            group.appendRow(self._part_item(part))
+        self.appendRow(group)
 
     def _fill(self, catalog: Catalog) -> None:
         by_kind: dict[str, list[Part]] = {kind: [] for kind in PART_KINDS}
@@ -211,7 +237,14 @@ class CatalogFilter(QSortFilterProxyModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._words: list[str] = []
+        self.part_filter = PartFilter()
+        self.catalog: Catalog | None = None
         self.setRecursiveFilteringEnabled(True)
+
+    def set_part_filter(self, part_filter: PartFilter) -> None:
+        self.beginFilterChange()
+        self.part_filter = part_filter
+        self.endFilterChange()
 
     def set_search(self, text: str) -> None:
         self.beginFilterChange()
@@ -219,9 +252,13 @@ class CatalogFilter(QSortFilterProxyModel):
         self.endFilterChange()
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+        index = self.sourceModel().index(source_row, 0, source_parent)
+        if self.part_filter.active and self.catalog is not None:
+            part = self.catalog.get(str(index.data(PART_ID_ROLE) or ""))
+            if part is None or not self.part_filter.accepts(part):
+                return False
         if not self._words:
             return True
-        index = self.sourceModel().index(source_row, 0, source_parent)
         haystack = index.data(SEARCH_TEXT_ROLE)
         # Groups show when a part in them matches (recursive filtering), never by their title.
         return bool(haystack) and all(w in haystack for w in self._words)
@@ -238,10 +275,13 @@ class PaletteDock(QDockWidget):
     # A part id, when the user asks to add it (double-click or Enter).
     part_activated = Signal(str)
 
-    def __init__(self, document: PlanDocument, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, document: PlanDocument, parent: QWidget | None = None, *, settings: QSettings | None = None
+    ) -> None:
         super().__init__("Catalog", parent)
         self.setObjectName("palette-dock")
         self._document = document
+        self.shelf = PartShelf(settings)
         self._shown_catalog = document.catalog
         self._user_expanded: set[str] | None = None
 
@@ -250,11 +290,14 @@ class PaletteDock(QDockWidget):
         self.search.setClearButtonEnabled(True)
         self.search.setObjectName("palette-search")
 
-        self.model = CatalogModel(document.catalog, self)
+        self.model = CatalogModel(document.catalog, self, self._shelves())
         self.proxy = CatalogFilter(self)
+        self.proxy.catalog = document.catalog
         self.proxy.setSourceModel(self.model)
+        self.filters = FilterBar(document.catalog, GROUP_TITLES)
+        self.filters.changed.connect(lambda: self.proxy.set_part_filter(self.filters.current()))
 
-        self.view = QTreeView()
+        self.view = PartTree(self)
         self.view.setObjectName("palette-tree")
         self.view.setModel(self.proxy)
         self.view.setItemDelegate(PartDelegate(self.view))
@@ -274,7 +317,10 @@ class PaletteDock(QDockWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
         layout.addWidget(self.search)
+        layout.addWidget(self.filters)
         layout.addWidget(self.view)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._show_context_menu)
         self.setWidget(body)
 
         self.search.textChanged.connect(self._on_search_changed)
@@ -287,10 +333,12 @@ class PaletteDock(QDockWidget):
     # --- queries (for the window and the tests) --------------------------------------
 
     def visible_part_ids(self) -> list[str]:
-        """Ids of the part rows the filter shows, in view order."""
+        """Ids of the part rows the filter shows, in view order (Favourites and Recent left out)."""
         ids = []
         for g in range(self.proxy.rowCount()):
             group = self.proxy.index(g, 0)
+            if group.data(KIND_ROLE) == SHELF_KIND:
+                continue
             for r in range(self.proxy.rowCount(group)):
                 part_id = self.proxy.index(r, 0, group).data(PART_ID_ROLE)
                 if part_id:
@@ -298,9 +346,11 @@ class PaletteDock(QDockWidget):
         return ids
 
     def proxy_index_of(self, part_id: str) -> QModelIndex:
-        """The view's index of a part row (invalid if filtered out)."""
+        """The view's index of a part row in its kind's group (invalid if filtered out)."""
         for g in range(self.proxy.rowCount()):
             group = self.proxy.index(g, 0)
+            if group.data(KIND_ROLE) == SHELF_KIND:
+                continue
             for r in range(self.proxy.rowCount(group)):
                 index = self.proxy.index(r, 0, group)
                 if index.data(PART_ID_ROLE) == part_id:
@@ -339,7 +389,56 @@ class PaletteDock(QDockWidget):
     def _on_activated(self, index: QModelIndex) -> None:
         part_id = index.data(PART_ID_ROLE)
         if part_id:
-            self.part_activated.emit(str(part_id))
+            self.activate(str(part_id))
+
+    def activate(self, part_id: str) -> None:
+        """Ask to add the part (double-click, Enter, Add to machine); it becomes the most recent."""
+        self.part_activated.emit(part_id)
+        self.mark_used(part_id)
+
+    def mark_used(self, part_id: str) -> None:
+        self.shelf.used(part_id)
+        self._rebuild()
+
+    def shelf_part_ids(self, title: str) -> list[str]:
+        """The part ids the Favourites or Recent group shows, in order (empty when the group is not shown)."""
+        for g in range(self.model.rowCount()):
+            group = self.model.item(g)
+            if group is not None and group.data(KIND_ROLE) == SHELF_KIND and group.text() == title:
+                return [str(group.child(r).data(PART_ID_ROLE)) for r in range(group.rowCount())]
+        return []
+
+    def context_menu_for(self, part_id: str) -> QMenu:
+        """Add to machine, Add to (or Remove from) favourites, Properties."""
+        menu = QMenu(self)
+        menu.addAction("Add to machine", lambda: self.activate(part_id))
+        favourite = part_id in self.shelf.favourites(self._document.catalog)
+        menu.addAction(
+            "Remove from favourites" if favourite else "Add to favourites", lambda: self.toggle_favourite(part_id)
+        )
+        menu.addSeparator()
+        menu.addAction("Properties…", lambda: self.show_properties(part_id))
+        return menu
+
+    def toggle_favourite(self, part_id: str) -> None:
+        self.shelf.toggle_favourite(part_id)
+        self._rebuild()
+
+    def show_properties(self, part_id: str) -> QDialog:
+        from rackplanner.gui.dialogs.properties import PropertiesDialog
+
+        dialog = PropertiesDialog(self._document.catalog, part_id, self)
+        dialog.show()
+        return dialog
+
+    def _show_context_menu(self, pos: QPoint) -> None:
+        part_id = self.view.indexAt(pos).data(PART_ID_ROLE)
+        if part_id:
+            self.context_menu_for(str(part_id)).exec(self.view.viewport().mapToGlobal(pos))
+
+    def _shelves(self) -> list[tuple[str, list[str]]]:
+        catalog = self._document.catalog
+        return [("★ Favourites", self.shelf.favourites(catalog)), ("Recent", self.shelf.recent(catalog))]
 
     def _on_reset(self) -> None:
         # The catalog may have been reloaded with the plan.
@@ -349,11 +448,15 @@ class PaletteDock(QDockWidget):
     # --- helpers ---------------------------------------------------------------------
 
     def _rebuild(self) -> None:
-        expanded = self._expanded_kinds()
-        self.model = CatalogModel(self._document.catalog, self)
+        expanded = self._expanded_kinds() | {SHELF_KIND}
+        current = self.selected_part_id()
+        self.model = CatalogModel(self._document.catalog, self, self._shelves())
+        self.proxy.catalog = self._document.catalog
         self.proxy.setSourceModel(self.model)
         self._shown_catalog = self._document.catalog
         self._set_expanded(expanded)
+        if current:
+            self.view.setCurrentIndex(self.proxy_index_of(current))
 
     def _expanded_kinds(self) -> set[str]:
         kinds = set()
@@ -369,4 +472,27 @@ class PaletteDock(QDockWidget):
             self.view.setExpanded(index, str(index.data(KIND_ROLE)) in kinds)
 
     def _expand_defaults(self) -> None:
-        self._set_expanded(EXPANDED_BY_DEFAULT)
+        self._set_expanded(EXPANDED_BY_DEFAULT | {SHELF_KIND})
+
+
+class PartTree(QTreeView):
+    """The palette's tree: a dragged part shows a picture of itself and becomes a recent part."""
+
+    def __init__(self, dock: PaletteDock) -> None:
+        super().__init__()
+        self.dock = dock
+
+    def startDrag(self, supportedActions: Qt.DropAction) -> None:
+        index = self.currentIndex()
+        part_id = index.data(PART_ID_ROLE) if index.isValid() else None
+        part = self.dock._document.catalog.get(str(part_id)) if part_id else None
+        if part is None:
+            return
+        drag = QDrag(self)
+        drag.setMimeData(part_mime(part.id))
+        pixmap = part_pixmap(part, self.devicePixelRatioF())
+        drag.setPixmap(pixmap)
+        drag.setHotSpot(QPoint(12, 12))
+        result = drag.exec(Qt.DropAction.CopyAction)
+        if result != Qt.DropAction.IgnoreAction:
+            self.dock.mark_used(part.id)

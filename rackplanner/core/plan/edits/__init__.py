@@ -19,7 +19,6 @@ from rackplanner.core.plan.edits.cards import (
     set_power_limit,
 )
 from rackplanner.core.plan.edits.document import set_plan_notes, set_price_override
-from rackplanner.core.plan.edits.duplicate import duplicate_machine
 from rackplanner.core.plan.edits.feeds import add_feed, remove_feed, set_device_feed, set_outlet_assignment
 from rackplanner.core.plan.edits.machines import (
     add_machine,
@@ -55,7 +54,6 @@ __all__ = [
     "add_rack",
     "add_row",
     "configure_machine",
-    "duplicate_machine",
     "mount_device",
     "move_card",
     "move_device",
