@@ -75,24 +75,21 @@ class PlanFiles(QObject):
         if name:
             self.open_path(Path(name))
 
-    def open_path(self, path: Path) -> bool:
+    def open_path(self, path: Path, *, untitled: bool = False) -> bool:
         try:
             plan = load_plan(path, self.document.catalog)
         except InputError as exc:
             QMessageBox.warning(self.window, "Cannot open plan", str(exc))
             return False
-        self.document.replace(plan, path)
-        self._remember(path)
+        self.document.replace(plan, None if untitled else path)
+        if not untitled:
+            self._remember(path)
         return True
 
     def open_example(self, path: Path) -> bool:
         """Open an example as an untitled plan, so Save asks where rather than overwrite the example."""
-        try:
-            plan = load_plan(path, self.document.catalog)
-        except InputError as exc:
-            QMessageBox.warning(self.window, "Cannot open the example", str(exc))
+        if not self.open_path(path, untitled=True):
             return False
-        self.document.replace(plan, None)
         self.window.show_status(f"Opened the example {path.name}; Save As keeps your changes")
         return True
 

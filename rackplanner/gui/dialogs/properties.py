@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.gui.help import TextWindow
 
 
 def properties_html(catalog: Catalog, part_id: str) -> str:
@@ -22,19 +23,11 @@ def properties_html(catalog: Catalog, part_id: str) -> str:
     return part_tooltip(part) + notes + where
 
 
-class PropertiesDialog(QDialog):
+class PropertiesDialog(TextWindow):
     """Non-modal: several parts' properties can be open side by side."""
 
     def __init__(self, catalog: Catalog, part_id: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
         part = catalog.get(part_id)
-        self.setWindowTitle(f"Properties · {part.label if part else part_id}")
-        self.browser = QTextBrowser()
-        self.browser.setOpenExternalLinks(True)
+        super().__init__(f"Properties · {part.label if part else part_id}", parent)
         self.browser.setHtml(properties_html(catalog, part_id))
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.close)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.browser)
-        layout.addWidget(buttons)
         self.resize(520, 480)
