@@ -107,3 +107,19 @@ def test_arrow_keys_walk_the_slots_and_the_rack_units(qtbot: QtBot, tmp_path: Pa
     assert rack.selected_devices() == [("rack-1", "gpu-1")]  # U1
     qtbot.keyClick(rack, Qt.Key.Key_Up)
     assert rack.selected_devices() == [("rack-1", "gpu-2")]  # U5
+
+
+def test_block_diagram_device_menu(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
+    window = shown_window(qtbot, tmp_path, catalog, EXAMPLES / "home-rig-2x3090.json")
+    dock = window.docks["BlockDiagramDock"]
+    menu = dock.device_menu("pciex16-g5-2")  # type: ignore[attr-defined]
+    assert [a.text() for a in menu.actions() if a.text()] == [
+        "Colour paths from here",
+        "Show in catalog",
+        "Properties…",
+    ]
+    action(menu, "Colour paths from here").trigger()
+    assert dock.selected_device() == "GPU1"  # type: ignore[attr-defined]
+    action(dock.device_menu("pciex16-g5-2"), "Show in catalog").trigger()  # type: ignore[attr-defined]
+    palette = window.docks["PaletteDock"]
+    assert isinstance(palette, PaletteDock) and palette.selected_part_id() == "rtx-3090"

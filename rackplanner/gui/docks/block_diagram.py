@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, QSize, QSizeF, Qt, QTimer
+from PySide6.QtCore import QPoint, QRectF, QSize, QSizeF, Qt, QTimer
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QSizePolicy,
     QSplitter,
     QStackedWidget,
@@ -48,6 +49,7 @@ from rackplanner.draw.block_diagram.items import DiagramBox
 from rackplanner.draw.block_diagram.scene import DiagramScene
 from rackplanner.draw.block_diagram.tree import DEVICE_KINDS
 from rackplanner.gui.canvases.block_diagram import DiagramView
+from rackplanner.gui.canvases.part_menu import add_part_entries
 from rackplanner.gui.dialogs.topology_matrix import TopologyMatrixDialog
 from rackplanner.gui.docks.live import LiveDock
 from rackplanner.gui.document import ChangeSet, PlanDocument
@@ -180,6 +182,8 @@ class BlockDiagramDock(LiveDock):
         self.scene = DiagramScene(self)
         self.view = DiagramView(self.scene, body)
         self.view.device_clicked.connect(self._device_clicked)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._show_context_menu)
         self.view.resized.connect(self._view_resized)
         self.view.setMinimumHeight(160)
         self.message = QLabel(body)
@@ -365,6 +369,22 @@ class BlockDiagramDock(LiveDock):
         self.document.select_slots([slot])
 
     # --- matrix ------------------------------------------------------------------------
+
+    def device_menu(self, slot: str) -> QMenu:
+        """A device box's menu: colour the others by path class to it, Show in catalog, Properties."""
+        menu = QMenu(self)
+        menu.addAction("Colour paths from here", lambda: self._device_clicked(slot))
+        machine = self.document.plan.machine(self.document.current_machine)
+        card = machine.card_in(slot) if machine else None
+        add_part_entries(menu, self, self.document.catalog, card.part if card else None)
+        return menu
+
+    def _show_context_menu(self, pos: QPoint) -> None:
+        item = self.view.itemAt(pos)
+        while item is not None and not isinstance(item, DiagramBox):
+            item = item.parentItem()
+        if isinstance(item, DiagramBox) and item.node.slot:
+            self.device_menu(item.node.slot).exec(self.view.viewport().mapToGlobal(pos))
 
     def show_matrix(self) -> TopologyMatrixDialog | None:
         """Open (or raise) the topology matrix dialog for the current machine."""
