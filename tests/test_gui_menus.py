@@ -123,3 +123,15 @@ def test_block_diagram_device_menu(qtbot: QtBot, tmp_path: Path, catalog: Catalo
     action(dock.device_menu("pciex16-g5-2"), "Show in catalog").trigger()  # type: ignore[attr-defined]
     palette = window.docks["PaletteDock"]
     assert isinstance(palette, PaletteDock) and palette.selected_part_id() == "rtx-3090"
+
+
+def test_show_in_catalog_clears_a_filter_that_hides_the_part(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
+    window = shown_window(qtbot, tmp_path, catalog, EXAMPLES / "home-rig-2x3090.json")
+    palette = window.docks["PaletteDock"]
+    assert isinstance(palette, PaletteDock)
+    palette.filters.vendor.setCurrentIndex(palette.filters.vendor.findData("AMD"))
+    assert "rtx-3090" not in palette.visible_part_ids()
+    canvas = window.current_canvas()
+    assert canvas is not None
+    action(canvas.card_menu("pciex16-g5-1"), "Show in catalog").trigger()
+    assert palette.selected_part_id() == "rtx-3090"

@@ -1,9 +1,11 @@
-"""The catalog palette: grouping, search as you type, drag payloads, activation."""
+"""The catalog palette: grouping, search as you type, filters, tooltips, favourites and recent
+parts, the context menu, drag payloads and the dragged part's picture, activation."""
 
 from __future__ import annotations
 
 import html
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -13,11 +15,22 @@ from pytestqt.qtbot import QtBot
 
 from rackplanner.core.catalog.figures import key_figures
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.catalog.parts import PART_KINDS, Gpu
+from rackplanner.core.catalog.parts import PART_KINDS, Cpu, Gpu, Nic
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
-from rackplanner.gui.docks.palette import FIGURES_ROLE, KIND_ROLE, PART_ID_ROLE, PaletteDock, compact_figures
-from rackplanner.gui.docks.palette_extras import part_pixmap
+from rackplanner.gui.dialogs.properties import PropertiesDialog
+from rackplanner.gui.docks.palette import (
+    FAVOURITES_TITLE,
+    FIGURES_ROLE,
+    KIND_ROLE,
+    PART_ID_ROLE,
+    RECENT_TITLE,
+    PaletteDock,
+    compact_figures,
+)
+from rackplanner.gui.docks.palette_drag import part_pixmap
+from rackplanner.gui.docks.palette_extras import RECENT_KEPT
+from rackplanner.gui.docks.palette_spec import part_tooltip
 from rackplanner.gui.document import PlanDocument
 from rackplanner.gui.mime import PART_MIME, part_from_mime
 from tests.conftest import EXAMPLES
@@ -77,7 +90,11 @@ def test_gpu_row_shows_key_figures_and_sources(dock: PaletteDock, catalog: Catal
     assert vram in figures and bandwidth in figures
     assert f"{gpu.slot_width:g} slots" in figures
     tip = index.data(Qt.ItemDataRole.ToolTipRole)
-    assert all(html.escape(source) in tip for source in gpu.source)
+    # Each citation is in the tooltip, its web address as a link named by its host.
+    for source in gpu.source:
+        text, _, url = source.partition(" — ")
+        assert html.escape(text) in tip
+        assert not url or f'href="{html.escape(url)}"' in tip
     assert bandwidth in tip
 
 
@@ -210,3 +227,243 @@ def test_a_dragged_part_shows_a_picture_of_itself(catalog: Catalog) -> None:
     # A 313 mm, three-slot card (catalog/gpu.yaml) is drawn longer than tall.
     assert not card.isNull() and card.width() > card.height()
     assert not part_pixmap(server).isNull()
+
+
+def empty_dock(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> PaletteDock:
+    """A palette over an empty plan, its favourites and recent parts in an ini file under tmp_path."""
+    widget = PaletteDock(PlanDocument(Plan(name="Empty"), catalog), settings=settings_in(tmp_path))
+    qtbot.addWidget(widget)
+    return widget
+
+
+def action(dock: PaletteDock, part_id: str, text: str) -> None:
+    """Trigger one entry of a part row's context menu, as a click on it would."""
+    menu = dock.context_menu_for(part_id)
+    next(a for a in menu.actions() if a.text() == text).trigger()
+
+
+# --- the tooltip ------------------------------------------------------------------------
+
+
+def test_gpu_tooltip_gives_the_full_specification_and_its_sources(dock: PaletteDock, catalog: Catalog) -> None:
+    gpu = catalog.get_as("rtx-3090", Gpu)
+    assert gpu is not None
+    tip = str(dock.proxy_index_of("rtx-3090").data(Qt.ItemDataRole.ToolTipRole))
+    # catalog/gpu.yaml, rtx-3090: 24 GB GDDR6X at 936 GB/s on a 384-bit bus, 350 W, Ampere (GA102).
+    for figure in ("24 GB", "936 GB/s", "350 W", "GDDR6X", "384 bits", "Ampere (GA102)"):
+        assert f"<b>{html.escape(figure)}</b>" in tip, figure
+    # catalog/gpu.yaml: launch price $1,499, seen 2020-09-01; two 8-pin plugs; 600 W transient peak.
+    assert "$1,499 (2020-09-01)" in tip and "2 × 8-pin" in tip and "600 W" in tip
+    # catalog/gpu.yaml: the Tom's Hardware review cited for the 350 W, a link named by its host.
+    assert html.escape("Tom's Hardware, Nvidia GeForce RTX 3090 Founders Edition Review (350 W TGP)") in tip
+    assert 'href="https://www.tomshardware.com/reviews/nvidia-geforce-rtx-3090-review">tomshardware.com</a>' in tip
+    assert f"{len(gpu.source)} sources" in tip
+    # catalog/gpu.yaml: the notes run past 400 characters; the tooltip gives their start.
+    assert gpu.notes and html.escape(gpu.notes[:200]) in tip and "more under Properties" in tip
+    # Readable labels, not the model's field names or a dict.
+    assert "vram_gb" not in tip and "{" not in tip
+
+
+def test_tooltip_escapes_what_the_catalog_says(catalog: Catalog) -> None:
+    gpu = catalog.get("rtx-3090")
+    assert gpu is not None
+    odd = gpu.model_copy(update={"model": "<RTX & co>", "notes": "a <b>bold</b> claim", "source": ["x < y — no link"]})
+    tip = part_tooltip(odd, notes=True)
+    assert "&lt;RTX &amp; co&gt;" in tip and "a &lt;b&gt;bold&lt;/b&gt; claim" in tip and "x &lt; y" in tip
+    assert "<RTX" not in tip and "<b>bold" not in tip
+
+
+def test_every_kind_has_a_tooltip_with_its_key_figures_and_sources(catalog: Catalog) -> None:
+    for kind in PART_KINDS:
+        part = next(p for p in catalog if p.kind == kind)
+        tip = part_tooltip(part)
+        for _label, value in key_figures(part):
+            assert html.escape(value.split(" (")[0]) in tip, (part.id, value)
+        for source in part.source:
+            # The citation's words all there, each web address as a link to it.
+            urls = re.findall(r"https?://[^\s)]+", source)
+            assert all(f'href="{html.escape(u.rstrip(".,;"))}"' in tip for u in urls), (part.id, source)
+            words = re.split(r"https?://[^\s)]+", source)
+            assert all(html.escape(w.rstrip(".,;")) in tip for w in words), (part.id, source)
+
+
+# --- the filter bar ---------------------------------------------------------------------
+
+
+def test_kind_filter_offers_the_kinds_present_and_their_vendors(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    bar = dock.filters
+    assert bar.kind.itemText(0) == "All kinds"
+    assert {bar.kind.itemData(i) for i in range(1, bar.kind.count())} == {p.kind for p in catalog}
+    bar.kind.setCurrentIndex(bar.kind.findData("cpu"))
+    # Every CPU of catalog/cpu.yaml and nothing else, its group opened to show them.
+    assert set(dock.visible_part_ids()) == {p.id for p in catalog.of_kind(Cpu)}
+    assert dock.view.isExpanded(dock.proxy_index_of(dock.visible_part_ids()[0]).parent())
+    # The vendor list is the CPU makers only (AMD, Apple, Intel in catalog/cpu.yaml).
+    vendors = [bar.vendor.itemText(i) for i in range(1, bar.vendor.count())]
+    assert vendors == sorted({p.vendor for p in catalog.of_kind(Cpu)}, key=str.lower)
+    bar.vendor.setCurrentIndex(bar.vendor.findData("Intel"))
+    assert set(dock.visible_part_ids()) == {p.id for p in catalog.of_kind(Cpu) if p.vendor == "Intel"}
+    # CPUs have no GPU memory to filter by: the memory filter is off, and says why.
+    assert not bar.memory.isEnabled() and "GPUs" in bar.memory.toolTip()
+    bar.kind.setCurrentIndex(0)
+    assert bar.memory.isEnabled()
+
+
+def test_memory_filter_keeps_gpus_with_that_much_memory(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    bar = dock.filters
+    bar.memory.setCurrentIndex(bar.memory.findData(48.0))
+    # catalog/gpu.yaml: the 48 GB cards (A40, L40S, RTX A6000, RTX 6000 Ada) and the larger ones.
+    expected = {p.id for p in catalog.of_kind(Gpu) if p.vram_gb >= 48}
+    assert {"a40", "l40s", "rtx-a6000", "h100-pcie"} <= expected
+    assert set(dock.visible_part_ids()) == expected
+    # Choosing a kind without memory clears the minimum rather than hiding every part of it.
+    bar.kind.setCurrentIndex(bar.kind.findData("psu"))
+    assert bar.memory.currentData() is None
+    assert set(dock.visible_part_ids()) == {p.id for p in catalog if p.kind == "psu"}
+
+
+def test_price_filter_says_unpriced_parts_are_hidden(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    bar = dock.filters
+    assert "without a known price" in bar.price.toolTip()
+    # catalog/cpu.yaml: the Xeon Platinum 8280 has no price; with no maximum it is listed.
+    xeon = catalog.get("xeon-platinum-8280")
+    assert xeon is not None and xeon.price_usd is None
+    assert "xeon-platinum-8280" in dock.visible_part_ids()
+    bar.price.setCurrentIndex(bar.price.findData(1000.0))
+    expected = {p.id for p in catalog if p.price_usd is not None and p.price_usd <= 1000}
+    assert set(dock.visible_part_ids()) == expected
+    # catalog/gpu.yaml: no GPU of 80 GB or more has a price, so none is under $1,000.
+    bar.memory.setCurrentIndex(bar.memory.findData(80.0))
+    assert dock.visible_part_ids() == []
+    assert dock.empty_hint.isVisibleTo(dock) and "without a known price" in dock.empty_hint.text()
+    dock.empty_hint.linkActivated.emit("clear")
+    assert bar.current().active is False and len(dock.visible_part_ids()) == len(catalog)
+    assert not dock.empty_hint.isVisibleTo(dock)
+
+
+def test_filters_fit_a_300px_dock(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    dock.activate("rtx-4090")
+    action(dock, "rtx-3090", "Add to favourites")
+    dock.resize(300, 700)
+    dock.show()
+    qtbot.waitExposed(dock)
+    assert dock.minimumSizeHint().width() <= 300 and dock.width() == 300
+    combos = (dock.filters.kind, dock.filters.vendor, dock.filters.memory, dock.filters.price)
+    # One row under the search box, each box wide enough for a short label.
+    assert len({c.geometry().top() for c in combos}) == 1
+    assert all(c.width() >= 60 for c in combos)
+    assert dock.filters.geometry().top() > dock.search.geometry().bottom()
+    path = shots(tmp_path) / "palette-300px.png"
+    assert dock.grab().save(str(path))
+    print(f"screenshot: {path}")
+
+
+# --- favourites, recent parts and the context menu ----------------------------------------
+
+
+def test_favourite_toggled_from_the_menu_is_kept_for_the_next_dock(
+    qtbot: QtBot, catalog: Catalog, tmp_path: Path
+) -> None:
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    action(dock, "rtx-3090", "Add to favourites")
+    action(dock, "a100-80gb-pcie", "Add to favourites")
+    assert dock.shelf_part_ids(FAVOURITES_TITLE) == ["rtx-3090", "a100-80gb-pcie"]
+    again = empty_dock(qtbot, catalog, tmp_path)
+    assert again.shelf_part_ids(FAVOURITES_TITLE) == ["rtx-3090", "a100-80gb-pcie"]
+    assert [a.text() for a in again.context_menu_for("rtx-3090").actions()][1] == "Remove from favourites"
+    action(again, "rtx-3090", "Remove from favourites")
+    action(again, "a100-80gb-pcie", "Remove from favourites")
+    # No favourites left: the group is gone, here and in the next dock.
+    assert again.shelf_part_ids(FAVOURITES_TITLE) == []
+    assert empty_dock(qtbot, catalog, tmp_path).shelf_part_ids(FAVOURITES_TITLE) == []
+    assert FAVOURITES_TITLE not in {str(again.model.item(g).text()) for g in range(again.model.rowCount())}
+
+
+def test_activating_a_part_puts_it_first_in_recent(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    dock.resize(300, 700)
+    dock.show()
+    qtbot.waitExposed(dock)
+    cpus = dock.proxy_index_of("xeon-platinum-8280").parent()
+    dock.view.setExpanded(cpus, True)  # the user opened CPUs: Recent changing must not close it
+    index = dock.proxy_index_of("rtx-3090")
+    dock.view.scrollTo(index)
+    with qtbot.waitSignal(dock.part_activated) as blocker:
+        double_click(qtbot, dock.view.viewport(), dock.view.visualRect(index).center())
+    assert blocker.args == ["rtx-3090"]
+    assert dock.shelf_part_ids(RECENT_TITLE) == ["rtx-3090"]
+    dock.activate("l40s")
+    assert dock.shelf_part_ids(RECENT_TITLE) == ["l40s", "rtx-3090"]
+    dock.activate("rtx-3090")
+    assert dock.shelf_part_ids(RECENT_TITLE) == ["rtx-3090", "l40s"]
+    assert dock.view.isExpanded(dock.proxy_index_of("xeon-platinum-8280").parent())
+    # The last eight, newest first.
+    gpus = sorted(p.id for p in catalog.of_kind(Gpu))[:10]
+    for part_id in gpus:
+        dock.activate(part_id)
+    assert dock.shelf_part_ids(RECENT_TITLE) == gpus[::-1][:RECENT_KEPT]
+
+
+def test_recent_parts_gone_from_the_catalog_are_dropped(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    settings = settings_in(tmp_path)
+    settings.setValue("palette/recent", ["no-such-part", "rtx-3090"])
+    settings.setValue("palette/favourites", ["gone-too"])
+    settings.sync()
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    assert dock.shelf_part_ids(RECENT_TITLE) == ["rtx-3090"]
+    assert dock.shelf_part_ids(FAVOURITES_TITLE) == []
+
+
+def test_context_menu_adds_and_shows_properties(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    with qtbot.waitSignal(dock.part_activated) as added:
+        action(dock, "l40s", "Add to machine")
+    assert added.args == ["l40s"] and dock.shelf_part_ids(RECENT_TITLE) == ["l40s"]
+    action(dock, "rtx-3090", "Properties…")
+    dialogs = [d for d in dock.findChildren(PropertiesDialog) if d.isVisible()]
+    assert len(dialogs) == 1 and not dialogs[0].isModal()
+    text = dialogs[0].browser.toPlainText()
+    # catalog/gpu.yaml, rtx-3090: what the tooltip says, 936 GB/s and the cited review.
+    assert "936 GB/s" in text and "350 W TGP" in text
+    # The notes whole, which the tooltip cuts short ("Price is the launch price." ends them).
+    assert "Price is the launch price." in text
+    action(dock, "rtx-3090", "Properties…")
+    assert len([d for d in dock.findChildren(PropertiesDialog) if d.isVisible()]) == 1
+    dialogs[0].close()
+
+
+def test_reveal_part_clears_the_filters_hiding_it(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    dock.filters.kind.setCurrentIndex(dock.filters.kind.findData("cpu"))
+    assert not dock.proxy_index_of("rtx-3090").isValid()
+    assert dock.reveal_part("rtx-3090")
+    assert dock.selected_part_id() == "rtx-3090" and not dock.filters.current().active
+
+
+# --- the drag picture --------------------------------------------------------------------
+
+
+def test_a_dragged_card_is_drawn_to_its_length_and_slots(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    drag = dock.view.drag_for("rtx-3090")
+    assert drag is not None and part_from_mime(drag.mimeData()) == "rtx-3090"
+    card = drag.pixmap()
+    # catalog/gpu.yaml: the RTX 3090 is 313 mm long and three slots wide, a long flat card.
+    assert not card.isNull() and card.width() > card.height()
+    # catalog/gpu.yaml: the L4 is 169 mm long and one slot wide: shorter and thinner.
+    l4_card = catalog.get_as("l4", Gpu)
+    assert l4_card is not None
+    l4 = part_pixmap(l4_card)
+    assert l4.width() < card.width() and l4.height() < card.height()
+    nic = next(iter(catalog.of_kind(Nic)))
+    assert part_pixmap(nic).width() > part_pixmap(nic).height()
+    assert dock.view.drag_for("no-such-part") is None
+    # The view's own drag: offscreen there is no drop target, nothing takes the part, and only a
+    # drop that takes it makes it recent.
+    dock.view.setCurrentIndex(dock.proxy_index_of("rtx-3090"))
+    dock.view.startDrag(Qt.DropAction.CopyAction)
+    assert dock.shelf_part_ids(RECENT_TITLE) == []

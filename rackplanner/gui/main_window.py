@@ -213,20 +213,14 @@ class MainWindow(QMainWindow):
                 power.raise_()
 
     def show_in_catalog(self, part_id: str) -> bool:
-        """Raise the catalog and select the part there (the search is cleared if it hides it)."""
+        """Raise the catalog and select the part there (clearing a search or filter that hides it)."""
         palette = self.docks["PaletteDock"]
         assert isinstance(palette, PaletteDock)
         palette.show()
         palette.raise_()
-        index = palette.proxy_index_of(part_id)
-        if not index.isValid() and palette.search.text():
-            palette.search.clear()
-            index = palette.proxy_index_of(part_id)
-        if not index.isValid():
-            self.show_status(f"{part_id} is hidden by the catalog's filters")
+        if not palette.reveal_part(part_id):
+            self.show_status(f"{part_id} is not in the catalog")
             return False
-        palette.view.scrollTo(index)
-        palette.view.setCurrentIndex(index)
         return True
 
     def show_place(self, kind: str, place_id: str) -> None:

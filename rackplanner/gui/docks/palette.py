@@ -1,278 +1,74 @@
-"""The catalog palette: parts grouped by kind with the figures people choose by, searchable, a drag source."""
+"""The catalog palette: parts grouped by kind with the figures people choose by, searchable and
+filterable, favourite and recent parts on top, a drag source that shows the part itself.
+
+The model, filter and row delegate are in ``palette_model``; the rich-text specification in
+``palette_spec``; the filter bar and the per-user shelves in ``palette_extras``; the drag picture
+in ``palette_drag``.
+"""
 
 from __future__ import annotations
 
-import html
-from collections.abc import Sequence
+from collections.abc import Callable
 
-from PySide6.QtCore import (
-    QMimeData,
-    QModelIndex,
-    QPersistentModelIndex,
-    QPoint,
-    QRect,
-    QSettings,
-    QSize,
-    QSortFilterProxyModel,
-    Qt,
-    Signal,
-)
-from PySide6.QtGui import QDrag, QPainter, QPalette, QStandardItem, QStandardItemModel
+from PySide6.QtCore import QModelIndex, QPoint, QSettings, Qt, Signal
+from PySide6.QtGui import QDrag
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QDialog,
     QDockWidget,
+    QLabel,
     QLineEdit,
     QMenu,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
-from rackplanner.core.catalog.figures import UNKNOWN, key_figures
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.catalog.parts import PART_KINDS, Part
-from rackplanner.gui.docks.palette_extras import FilterBar, PartFilter, PartShelf, part_pixmap
+from rackplanner.gui.docks.palette_drag import part_pixmap
+from rackplanner.gui.docks.palette_extras import FilterBar, PartShelf
+from rackplanner.gui.docks.palette_model import (
+    EXPANDED_BY_DEFAULT,
+    FIGURES_ROLE,
+    GROUP_TITLES,
+    KIND_ROLE,
+    PART_ID_ROLE,
+    SEARCH_TEXT_ROLE,
+    SHELF_KIND,
+    CatalogFilter,
+    CatalogModel,
+    PartDelegate,
+    compact_figures,
+)
+from rackplanner.gui.docks.palette_spec import part_tooltip
 from rackplanner.gui.document import PlanDocument
-from rackplanner.gui.mime import PART_MIME, part_mime
+from rackplanner.gui.mime import part_mime
 
-# The part id of a row (None on kind groups), and the text the search box matches.
-PART_ID_ROLE = Qt.ItemDataRole.UserRole + 1
-SEARCH_TEXT_ROLE = Qt.ItemDataRole.UserRole + 2
-KIND_ROLE = Qt.ItemDataRole.UserRole + 3
-# The one-line figures under a part's name.
-FIGURES_ROLE = Qt.ItemDataRole.UserRole + 4
+__all__ = [
+    "FAVOURITES_TITLE",
+    "FIGURES_ROLE",
+    "GROUP_TITLES",
+    "KIND_ROLE",
+    "PART_ID_ROLE",
+    "RECENT_TITLE",
+    "SEARCH_TEXT_ROLE",
+    "PaletteDock",
+    "PartTree",
+    "compact_figures",
+    "part_tooltip",
+]
 
-GROUP_TITLES: dict[str, str] = {
-    "gpu": "GPUs",
-    "cpu": "CPUs",
-    "memory": "Memory",
-    "drive": "Drives",
-    "nic": "NICs",
-    "pcie-switch": "PCIe switches",
-    "nvlink-bridge": "NVLink bridges",
-    "board": "Boards",
-    "server": "Servers",
-    "chassis": "Cases",
-    "psu": "PSUs",
-    "rack": "Racks",
-    "pdu": "PDUs",
-    "switch": "Switches",
-    "rack-device": "Rack devices",
-    "llm": "LLMs",
-}
-# The kind role of the Favourites and Recent groups, which repeat parts of the kind groups.
-SHELF_KIND = "@shelf"
-# Shown in this order; kinds added to the core later follow at the end.
-GROUP_ORDER = list(GROUP_TITLES)
-EXPANDED_BY_DEFAULT = frozenset({"gpu"})
-
-
-# Figures left out of the one-line summary (the tooltip has them) to keep the row short.
-_TOOLTIP_ONLY = {"gpu": frozenset({"FP16 tensor", "FP32", "PCIe"})}
-
-
-def compact_figures(part: Part) -> str:
-    """The known key figures on one line: '24 GB · 936 GB/s · 350 W · 3 slots · $1,499'."""
-    parts = []
-    skip = _TOOLTIP_ONLY.get(part.kind, frozenset())
-    figures = key_figures(part)
-    # The price goes up front with the main figures, so a narrow dock still shows it.
-    price = [f for f in figures if f[0] == "price"]
-    figures = [f for f in figures if f[0] != "price"]
-    figures[3:3] = price
-    for label, value in figures:
-        if value == UNKNOWN or label in skip:
-            continue
-        # A bare number needs its label to be read ("3 slots", "16 cores").
-        bare = value.replace(",", "").replace(".", "").isdigit()
-        parts.append(f"{value} {label}" if bare else value)
-    return " · ".join(parts)
-
-
-def part_tooltip(part: Part) -> str:
-    """Rich text with every key figure, the notes and the sources of a part."""
-    rows = "".join(
-        f"<tr><td>{html.escape(label)}</td><td><b>{html.escape(value)}</b></td></tr>"
-        for label, value in key_figures(part)
-    )
-    text = f"<b>{html.escape(part.label)}</b><br><i>{html.escape(part.id)}</i><table>{rows}</table>"
-    if part.price_usd is not None and part.price_date is not None:
-        text += f"<p>price seen {part.price_date.isoformat()}</p>"
-    if part.notes:
-        text += f"<p>{html.escape(part.notes)}</p>"
-    sources = "".join(f"<li>{html.escape(s)}</li>" for s in part.source)
-    return text + f"<p>Sources:</p><ul>{sources}</ul>"
-
-
-def _kind_order(kind: str) -> tuple[int, str]:
-    return (GROUP_ORDER.index(kind) if kind in GROUP_ORDER else len(GROUP_ORDER), kind)
-
-
-class CatalogModel(QStandardItemModel):
-    """The catalog as a two-level tree (kind, then parts); part rows drag out as PART_MIME."""
-
-    def __init__(
-        self, catalog: Catalog, parent: QWidget | None = None, shelves: Sequence[tuple[str, list[str]]] = ()
-    ) -> None:
-        super().__init__(parent)
-        self.setHorizontalHeaderLabels(["Part"])
-        for title, part_ids in shelves:
-            self._shelf(catalog, title, part_ids)
-        self._fill(catalog)
-
-    def _shelf(self, catalog: Catalog, title: str, part_ids: list[str]) -> None:
-        """Favourites or Recent: a group of its own at the top (its rows repeat parts listed below)."""
-        parts = [p for p in (catalog.get(i) for i in part_ids) if p is not None]
-        if not parts:
-            return
-        group = QStandardItem(title)
-        group.setData(SHELF_KIND, KIND_ROLE)
-        group.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
-        font = group.font()
-        font.setBold(True)
-        group.setFont(font)
-        for part in parts:
-            group.appendRow(self._part_item(part))
-        self.appendRow(group)
-
-    def _fill(self, catalog: Catalog) -> None:
-        by_kind: dict[str, list[Part]] = {kind: [] for kind in PART_KINDS}
-        for part in catalog:
-            by_kind.setdefault(part.kind, []).append(part)
-        for kind in sorted(by_kind, key=_kind_order):
-            group = QStandardItem(GROUP_TITLES.get(kind, kind))
-            group.setData(kind, KIND_ROLE)
-            group.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
-            font = group.font()
-            font.setBold(True)
-            group.setFont(font)
-            for part in sorted(by_kind[kind], key=lambda p: p.label.lower()):
-                group.appendRow(self._part_item(part))
-            self.appendRow(group)
-
-    @staticmethod
-    def _part_item(part: Part) -> QStandardItem:
-        item = QStandardItem(part.label)
-        item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled)
-        item.setData(part.id, PART_ID_ROLE)
-        item.setData(compact_figures(part), FIGURES_ROLE)
-        item.setData(f"{part.id} {part.vendor} {part.model}".lower(), SEARCH_TEXT_ROLE)
-        item.setData(part.kind, KIND_ROLE)
-        item.setToolTip(part_tooltip(part))
-        return item
-
-    def mimeTypes(self) -> list[str]:
-        return [PART_MIME, "text/plain"]
-
-    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
-        for index in indexes:
-            part_id = index.data(PART_ID_ROLE)
-            if part_id:
-                return part_mime(str(part_id))
-        return QMimeData()
-
-    def supportedDragActions(self) -> Qt.DropAction:
-        return Qt.DropAction.CopyAction
-
-
-class PartDelegate(QStyledItemDelegate):
-    """Draws a part as two lines: its name, and under it its key figures in a quieter colour.
-
-    Two lines keep both readable in a narrow dock, where a second column would be cut off.
-    """
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        size = super().sizeHint(option, index)
-        if index.data(FIGURES_ROLE):
-            size.setHeight(size.height() + option.fontMetrics.lineSpacing())
-        return size
-
-    def paint(
-        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> None:
-        figures = index.data(FIGURES_ROLE)
-        if not figures:
-            super().paint(painter, option, index)
-            return
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        name = opt.text
-        opt.text = ""
-        style = opt.widget.style() if opt.widget is not None else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, opt.widget).adjusted(2, 1, -2, -1)
-        metrics = opt.fontMetrics
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
-        group = (
-            QPalette.ColorGroup.Normal if opt.state & QStyle.StateFlag.State_Active else QPalette.ColorGroup.Inactive
-        )
-        main = opt.palette.color(group, QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
-        quiet = main if selected else opt.palette.color(group, QPalette.ColorRole.PlaceholderText)
-        painter.save()
-        line = QRect(text_rect.left(), text_rect.top(), text_rect.width(), metrics.lineSpacing())
-        painter.setPen(main)
-        painter.drawText(
-            line,
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-            metrics.elidedText(name, Qt.TextElideMode.ElideRight, line.width()),
-        )
-        line.translate(0, metrics.lineSpacing())
-        painter.setPen(quiet)
-        painter.drawText(
-            line,
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-            metrics.elidedText(str(figures), Qt.TextElideMode.ElideRight, line.width()),
-        )
-        painter.restore()
-
-
-class CatalogFilter(QSortFilterProxyModel):
-    """Keeps the parts whose id, vendor or model contain every word typed (as ``Catalog.search``)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._words: list[str] = []
-        self.part_filter = PartFilter()
-        self.catalog: Catalog | None = None
-        self.setRecursiveFilteringEnabled(True)
-
-    def set_part_filter(self, part_filter: PartFilter) -> None:
-        self.beginFilterChange()
-        self.part_filter = part_filter
-        self.endFilterChange()
-
-    def set_search(self, text: str) -> None:
-        self.beginFilterChange()
-        self._words = text.lower().split()
-        self.endFilterChange()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
-        index = self.sourceModel().index(source_row, 0, source_parent)
-        if self.part_filter.active and self.catalog is not None:
-            part = self.catalog.get(str(index.data(PART_ID_ROLE) or ""))
-            if part is None or not self.part_filter.accepts(part):
-                return False
-        if not self._words:
-            return True
-        haystack = index.data(SEARCH_TEXT_ROLE)
-        # Groups show when a part in them matches (recursive filtering), never by their title.
-        return bool(haystack) and all(w in haystack for w in self._words)
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        if role == Qt.ItemDataRole.DisplayRole and index.column() == 0 and not index.parent().isValid():
-            return f"{super().data(index, role)} ({self.rowCount(index)})"
-        return super().data(index, role)
+FAVOURITES_TITLE = "★ Favourites"
+RECENT_TITLE = "Recent"
+# Where the cursor holds a dragged part's picture: on its name label, near the left.
+DRAG_HOT_SPOT = QPoint(10, 8)
 
 
 class PaletteDock(QDockWidget):
-    """The catalog, grouped by kind: type to filter, drag a part out, double-click or Enter to add it."""
+    """The catalog, grouped by kind: type or filter to narrow it, drag a part out, double-click or
+    Enter to add it, right-click for favourites and properties."""
 
-    # A part id, when the user asks to add it (double-click or Enter).
+    # A part id, when the user asks to add it (double-click, Enter, or Add to machine).
     part_activated = Signal(str)
 
     def __init__(
@@ -281,36 +77,28 @@ class PaletteDock(QDockWidget):
         super().__init__("Catalog", parent)
         self.setObjectName("palette-dock")
         self._document = document
+        # Favourites and Recent live in the user's settings (the window's, or a test's ini file).
         self.shelf = PartShelf(settings)
         self._shown_catalog = document.catalog
+        # The groups the user had open before the list was narrowed, to go back to after it.
         self._user_expanded: set[str] | None = None
 
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search parts (id, vendor, model)")
         self.search.setClearButtonEnabled(True)
         self.search.setObjectName("palette-search")
+        self.filters = FilterBar(document.catalog, GROUP_TITLES)
+        self.empty_hint = QLabel("No part matches. <a href='clear'>Clear search and filters</a>")
+        self.empty_hint.setObjectName("palette-empty")
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.hide()
 
         self.model = CatalogModel(document.catalog, self, self._shelves())
         self.proxy = CatalogFilter(self)
         self.proxy.catalog = document.catalog
         self.proxy.setSourceModel(self.model)
-        self.filters = FilterBar(document.catalog, GROUP_TITLES)
-        self.filters.changed.connect(lambda: self.proxy.set_part_filter(self.filters.current()))
-
         self.view = PartTree(self)
-        self.view.setObjectName("palette-tree")
-        self.view.setModel(self.proxy)
-        self.view.setItemDelegate(PartDelegate(self.view))
-        self.view.setHeaderHidden(True)
-        self.view.setAlternatingRowColors(True)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setDragEnabled(True)
-        self.view.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
-        self.view.setDefaultDropAction(Qt.DropAction.CopyAction)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self._set_up_view()
 
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -318,65 +106,172 @@ class PaletteDock(QDockWidget):
         layout.setSpacing(4)
         layout.addWidget(self.search)
         layout.addWidget(self.filters)
+        layout.addWidget(self.empty_hint)
         layout.addWidget(self.view)
-        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.view.customContextMenuRequested.connect(self._show_context_menu)
         self.setWidget(body)
 
-        self.search.textChanged.connect(self._on_search_changed)
+        self.search.textChanged.connect(lambda text: self._narrow(lambda: self.proxy.set_search(text)))
         self.search.returnPressed.connect(self._on_search_return)
+        self.filters.changed.connect(lambda: self._narrow(lambda: self.proxy.set_part_filter(self.filters.current())))
+        self.empty_hint.linkActivated.connect(lambda _link: self.clear_filters())
         self.view.activated.connect(self._on_activated)
+        self.view.customContextMenuRequested.connect(self._show_context_menu)
         document.reset.connect(self._on_reset)
 
-        self._expand_defaults()
+        self._set_expanded(EXPANDED_BY_DEFAULT | {SHELF_KIND})
+
+    def _set_up_view(self) -> None:
+        view = self.view
+        view.setObjectName("palette-tree")
+        view.setModel(self.proxy)
+        view.setItemDelegate(PartDelegate(view))
+        view.setHeaderHidden(True)
+        view.setAlternatingRowColors(True)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setDragEnabled(True)
+        view.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        view.setDefaultDropAction(Qt.DropAction.CopyAction)
+        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
 
     # --- queries (for the window and the tests) --------------------------------------
 
     def visible_part_ids(self) -> list[str]:
         """Ids of the part rows the filter shows, in view order (Favourites and Recent left out)."""
-        ids = []
-        for g in range(self.proxy.rowCount()):
-            group = self.proxy.index(g, 0)
-            if group.data(KIND_ROLE) == SHELF_KIND:
-                continue
-            for r in range(self.proxy.rowCount(group)):
-                part_id = self.proxy.index(r, 0, group).data(PART_ID_ROLE)
-                if part_id:
-                    ids.append(str(part_id))
-        return ids
+        return [str(index.data(PART_ID_ROLE)) for index in self._kind_rows()]
 
     def proxy_index_of(self, part_id: str) -> QModelIndex:
         """The view's index of a part row in its kind's group (invalid if filtered out)."""
+        return next((index for index in self._kind_rows() if index.data(PART_ID_ROLE) == part_id), QModelIndex())
+
+    def _kind_rows(self) -> list[QModelIndex]:
+        rows = []
         for g in range(self.proxy.rowCount()):
             group = self.proxy.index(g, 0)
             if group.data(KIND_ROLE) == SHELF_KIND:
                 continue
-            for r in range(self.proxy.rowCount(group)):
-                index = self.proxy.index(r, 0, group)
-                if index.data(PART_ID_ROLE) == part_id:
-                    return index
-        return QModelIndex()
+            rows += [self.proxy.index(r, 0, group) for r in range(self.proxy.rowCount(group))]
+        return [index for index in rows if index.data(PART_ID_ROLE)]
 
     def selected_part_id(self) -> str | None:
         index = self.view.currentIndex()
         part_id = index.data(PART_ID_ROLE) if index.isValid() else None
         return str(part_id) if part_id else None
 
+    def shelf_part_ids(self, title: str) -> list[str]:
+        """The part ids the Favourites or Recent group shows, in order (empty when the group is not shown)."""
+        for g in range(self.model.rowCount()):
+            group = self.model.item(g)
+            if group is not None and group.data(KIND_ROLE) == SHELF_KIND and group.text() == title:
+                return [str(group.child(r).data(PART_ID_ROLE)) for r in range(group.rowCount())]
+        return []
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._document.catalog
+
+    def is_favourite(self, part_id: str) -> bool:
+        return part_id in self.shelf.favourites(self._document.catalog)
+
+    # --- actions ---------------------------------------------------------------------
+
+    def activate(self, part_id: str) -> None:
+        """Ask to add the part (double-click, Enter, Add to machine); it becomes the most recent."""
+        self.part_activated.emit(part_id)
+        self.mark_used(part_id)
+
+    def mark_used(self, part_id: str) -> None:
+        """The part was added or dragged out: first in Recent."""
+        self.shelf.used(part_id, self._document.catalog)
+        self._refresh_shelves()
+
+    def toggle_favourite(self, part_id: str) -> bool:
+        """Add the part to Favourites or take it out; True when it is now a favourite."""
+        now = self.shelf.toggle_favourite(part_id)
+        self._refresh_shelves()
+        return now
+
+    def context_menu_for(self, part_id: str) -> QMenu:
+        """Add to machine, Add to (or Remove from) favourites, Properties."""
+        menu = QMenu(self)
+        menu.addAction("Add to machine", lambda: self.activate(part_id))
+        favourite = "Remove from favourites" if self.is_favourite(part_id) else "Add to favourites"
+        menu.addAction(favourite, lambda: self.toggle_favourite(part_id))
+        menu.addSeparator()
+        # Named as on the board's, the rack's and the diagram's menus, which open the same window.
+        menu.addAction("Properties…", lambda: self.show_properties(part_id))
+        return menu
+
+    def show_properties(self, part_id: str) -> QDialog:
+        """A non-modal window with the part's specification and sources (raised if already open)."""
+        from rackplanner.gui.dialogs.properties import PropertiesDialog
+
+        name = f"properties-{part_id}"
+        for open_dialog in self.findChildren(PropertiesDialog, name):
+            if open_dialog.isVisible():
+                open_dialog.raise_()
+                open_dialog.activateWindow()
+                return open_dialog
+        dialog = PropertiesDialog(self._document.catalog, part_id, self)
+        dialog.setObjectName(name)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def clear_filters(self) -> None:
+        """Search box and every filter back to empty: the whole catalog shows."""
+        self.search.clear()
+        self.filters.clear()
+
+    def reveal_part(self, part_id: str) -> bool:
+        """Select the part in its kind's group, clearing the search and filters if they hide it."""
+        index = self.proxy_index_of(part_id)
+        if not index.isValid():
+            self.clear_filters()
+            index = self.proxy_index_of(part_id)
+        if not index.isValid():
+            return False
+        self.view.scrollTo(index)
+        self.view.setCurrentIndex(index)
+        return True
+
     # --- handlers --------------------------------------------------------------------
 
-    def _on_search_changed(self, text: str) -> None:
-        if text.strip() and self._user_expanded is None:
+    def _narrowed(self) -> bool:
+        return bool(self.search.text().strip()) or self.proxy.part_filter.active
+
+    def _narrow(self, change: Callable[[], None]) -> None:
+        """Apply a search or filter change. While the list is narrowed every group is open, so each
+        match shows; once it is not, the groups the user had open come back."""
+        was_narrowed = self._narrowed()
+        if not was_narrowed:
             self._user_expanded = self._expanded_kinds()
-        self.proxy.set_search(text)
-        if text.strip():
+        change()
+        if self._narrowed():
             self.view.expandAll()
-        elif self._user_expanded is not None:
-            # Back to what the user had open before searching.
+        elif was_narrowed and self._user_expanded is not None:
             self._set_expanded(self._user_expanded)
             self._user_expanded = None
             current = self.view.currentIndex()
             if current.isValid():
                 self.view.scrollTo(current)
+        self._update_empty_hint()
+
+    def _update_empty_hint(self) -> None:
+        """Say so when nothing matches, and how to get the parts back."""
+        empty = self._narrowed() and not self.visible_part_ids()
+        if empty:
+            # Most parts have no price: the likeliest reason a price filter empties the list.
+            unpriced = (
+                " Parts without a known price are hidden while a price is set."
+                if self.filters.price.currentData()
+                else ""
+            )
+            self.empty_hint.setText(f"No part matches.{unpriced} <a href='clear'>Clear search and filters</a>")
+        self.empty_hint.setVisible(empty)
 
     def _on_search_return(self) -> None:
         # Enter in the search box takes the first hit into the tree, ready for Enter again.
@@ -391,54 +286,12 @@ class PaletteDock(QDockWidget):
         if part_id:
             self.activate(str(part_id))
 
-    def activate(self, part_id: str) -> None:
-        """Ask to add the part (double-click, Enter, Add to machine); it becomes the most recent."""
-        self.part_activated.emit(part_id)
-        self.mark_used(part_id)
-
-    def mark_used(self, part_id: str) -> None:
-        self.shelf.used(part_id)
-        self._rebuild()
-
-    def shelf_part_ids(self, title: str) -> list[str]:
-        """The part ids the Favourites or Recent group shows, in order (empty when the group is not shown)."""
-        for g in range(self.model.rowCount()):
-            group = self.model.item(g)
-            if group is not None and group.data(KIND_ROLE) == SHELF_KIND and group.text() == title:
-                return [str(group.child(r).data(PART_ID_ROLE)) for r in range(group.rowCount())]
-        return []
-
-    def context_menu_for(self, part_id: str) -> QMenu:
-        """Add to machine, Add to (or Remove from) favourites, Properties."""
-        menu = QMenu(self)
-        menu.addAction("Add to machine", lambda: self.activate(part_id))
-        favourite = part_id in self.shelf.favourites(self._document.catalog)
-        menu.addAction(
-            "Remove from favourites" if favourite else "Add to favourites", lambda: self.toggle_favourite(part_id)
-        )
-        menu.addSeparator()
-        menu.addAction("Properties…", lambda: self.show_properties(part_id))
-        return menu
-
-    def toggle_favourite(self, part_id: str) -> None:
-        self.shelf.toggle_favourite(part_id)
-        self._rebuild()
-
-    def show_properties(self, part_id: str) -> QDialog:
-        from rackplanner.gui.dialogs.properties import PropertiesDialog
-
-        dialog = PropertiesDialog(self._document.catalog, part_id, self)
-        dialog.show()
-        return dialog
-
     def _show_context_menu(self, pos: QPoint) -> None:
         part_id = self.view.indexAt(pos).data(PART_ID_ROLE)
         if part_id:
-            self.context_menu_for(str(part_id)).exec(self.view.viewport().mapToGlobal(pos))
-
-    def _shelves(self) -> list[tuple[str, list[str]]]:
-        catalog = self._document.catalog
-        return [("★ Favourites", self.shelf.favourites(catalog)), ("Recent", self.shelf.recent(catalog))]
+            menu = self.context_menu_for(str(part_id))
+            menu.exec(self.view.viewport().mapToGlobal(pos))
+            menu.deleteLater()  # one menu per right-click: not kept as the dock's child
 
     def _on_reset(self) -> None:
         # The catalog may have been reloaded with the plan.
@@ -447,14 +300,57 @@ class PaletteDock(QDockWidget):
 
     # --- helpers ---------------------------------------------------------------------
 
+    def _shelves(self) -> list[tuple[str, list[str]]]:
+        catalog = self._document.catalog
+        return [(FAVOURITES_TITLE, self.shelf.favourites(catalog)), (RECENT_TITLE, self.shelf.recent(catalog))]
+
+    def _refresh_shelves(self) -> None:
+        """Favourites and Recent redrawn in place: the kind groups keep their state and the list its place."""
+        index = self.view.currentIndex()
+        in_shelf = index.isValid() and index.parent().data(KIND_ROLE) == SHELF_KIND
+        shelf = self.proxy.mapToSource(index.parent()).data() if in_shelf else None
+        part_id = index.data(PART_ID_ROLE) if index.isValid() else None
+        closed = {
+            str(self.model.item(g).text())
+            for g in range(self.model.rowCount())
+            if self.model.item(g).data(KIND_ROLE) == SHELF_KIND
+            and not self.view.isExpanded(self.proxy.mapFromSource(self.model.index(g, 0)))
+        }
+        self.model.set_shelves(self._document.catalog, self._shelves())
+        for g in range(self.model.rowCount()):
+            group = self.model.item(g)
+            if group.data(KIND_ROLE) == SHELF_KIND:
+                self.view.setExpanded(self.proxy.mapFromSource(group.index()), group.text() not in closed)
+        if shelf is not None and part_id:
+            # The row the user was on went with the old shelf: select the part in the new one.
+            self._select_in_shelf(str(shelf), str(part_id))
+
+    def _select_in_shelf(self, title: str, part_id: str) -> None:
+        for g in range(self.proxy.rowCount()):
+            group = self.proxy.index(g, 0)
+            if self.proxy.mapToSource(group).data() != title:
+                continue
+            for r in range(self.proxy.rowCount(group)):
+                if self.proxy.index(r, 0, group).data(PART_ID_ROLE) == part_id:
+                    self.view.setCurrentIndex(self.proxy.index(r, 0, group))
+                    return
+
     def _rebuild(self) -> None:
+        """A new catalog: every row made again, with the groups open as they were."""
         expanded = self._expanded_kinds() | {SHELF_KIND}
         current = self.selected_part_id()
         self.model = CatalogModel(self._document.catalog, self, self._shelves())
         self.proxy.catalog = self._document.catalog
         self.proxy.setSourceModel(self.model)
         self._shown_catalog = self._document.catalog
-        self._set_expanded(expanded)
+        self.filters.blockSignals(True)
+        self.filters.set_catalog(self._document.catalog)
+        self.filters.blockSignals(False)
+        self.proxy.set_part_filter(self.filters.current())
+        if self._narrowed():
+            self.view.expandAll()
+        else:
+            self._set_expanded(expanded)
         if current:
             self.view.setCurrentIndex(self.proxy_index_of(current))
 
@@ -471,9 +367,6 @@ class PaletteDock(QDockWidget):
             index = self.proxy.index(g, 0)
             self.view.setExpanded(index, str(index.data(KIND_ROLE)) in kinds)
 
-    def _expand_defaults(self) -> None:
-        self._set_expanded(EXPANDED_BY_DEFAULT | {SHELF_KIND})
-
 
 class PartTree(QTreeView):
     """The palette's tree: a dragged part shows a picture of itself and becomes a recent part."""
@@ -482,17 +375,23 @@ class PartTree(QTreeView):
         super().__init__()
         self.dock = dock
 
-    def startDrag(self, supportedActions: Qt.DropAction) -> None:
-        index = self.currentIndex()
-        part_id = index.data(PART_ID_ROLE) if index.isValid() else None
-        part = self.dock._document.catalog.get(str(part_id)) if part_id else None
+    def drag_for(self, part_id: str) -> QDrag | None:
+        """The drag of a part: its id as PART_MIME (as the model gives it) and its picture."""
+        part = self.dock.catalog.get(part_id)
         if part is None:
-            return
+            return None
         drag = QDrag(self)
         drag.setMimeData(part_mime(part.id))
-        pixmap = part_pixmap(part, self.devicePixelRatioF())
-        drag.setPixmap(pixmap)
-        drag.setHotSpot(QPoint(12, 12))
-        result = drag.exec(Qt.DropAction.CopyAction)
-        if result != Qt.DropAction.IgnoreAction:
-            self.dock.mark_used(part.id)
+        drag.setPixmap(part_pixmap(part, self.devicePixelRatioF()))
+        drag.setHotSpot(DRAG_HOT_SPOT)
+        return drag
+
+    def startDrag(self, supportedActions: Qt.DropAction) -> None:
+        index = next(iter(self.selectedIndexes()), self.currentIndex())
+        part_id = index.data(PART_ID_ROLE) if index.isValid() else None
+        drag = self.drag_for(str(part_id)) if part_id else None
+        if drag is None:
+            return
+        # Only a drop that took the part makes it recent; a drag let go elsewhere does not.
+        if drag.exec(Qt.DropAction.CopyAction) != Qt.DropAction.IgnoreAction:
+            self.dock.mark_used(str(part_id))

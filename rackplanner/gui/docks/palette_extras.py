@@ -1,21 +1,31 @@
-"""The catalog palette's helpers: the filter bar (kind, vendor, memory, price), favourite and recent
-parts kept per user, and the picture a dragged part shows under the cursor."""
+"""The catalog palette's helpers: the filter bar (kind, vendor, GPU memory, price) and the favourite
+and recent parts kept per user."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, QSettings, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
+from PySide6.QtCore import QSettings, QSize, Qt, Signal
+from PySide6.QtGui import QPaintEvent, QPalette
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.catalog.parts import Gpu, Nic, Part
+from rackplanner.core.catalog.parts import Gpu, Part
 
-MEMORY_STEPS_GB = (16, 24, 32, 48, 80, 141)
+MEMORY_STEPS_GB = (16, 24, 32, 48, 80)
 PRICE_STEPS_USD = (500, 1_000, 2_000, 5_000, 10_000, 30_000)
 RECENT_KEPT = 8
-KIND_COLOURS = {"gpu": "#4078c8", "nic": "#8a6ec8", "cpu": "#8a8f98", "server": "#3d6fb0", "switch": "#2f9e77"}
+# Kinds the memory filter applies to (None: all kinds, where it keeps GPUs only).
+MEMORY_KINDS = (None, "gpu")
+# The short text a combo box shows for an item, where the list's text is longer.
+SHORT_TEXT_ROLE = Qt.ItemDataRole.UserRole + 1
+FAVOURITES_KEY = "palette/favourites"
+RECENT_KEY = "palette/recent"
+
+MEMORY_TIP = "Only GPUs with at least this much memory"
+MEMORY_OFF_TIP = "Memory applies to GPUs: choose All kinds or GPUs to use it"
+PRICE_TIP = "Only parts at or under this price.\nParts without a known price are shown only while no maximum is set."
 
 
 @dataclass(frozen=True)
@@ -42,59 +52,135 @@ class PartFilter:
         return any(v is not None for v in (self.kind, self.vendor, self.min_memory_gb, self.max_price_usd))
 
 
+class CompactCombo(QComboBox):
+    """A narrow combo box: shows its item's short text, elided, in the link colour while it filters.
+
+    Four of them share a row of a 300 px dock, so the list says "All kinds" but the box "Kind".
+    """
+
+    def add(self, text: str, data: object, short: str | None = None) -> None:
+        self.addItem(text, data)
+        self.setItemData(self.count() - 1, short or text, SHORT_TEXT_ROLE)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(44, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        return QSize(70, super().sizeHint().height())
+
+    def fit_popup(self) -> None:
+        """The drop-down list as wide as its longest entry, however narrow the box."""
+        self.view().setMinimumWidth(self.view().sizeHintForColumn(0) + 24)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        field = self.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, self
+        )
+        if self.currentIndex() > 0 and self.isEnabled():
+            # A filter in force is told by colour: bold would leave too little room for its value.
+            option.palette.setColor(QPalette.ColorRole.ButtonText, self.palette().color(QPalette.ColorRole.Link))
+        short = self.itemData(self.currentIndex(), SHORT_TEXT_ROLE) if self.currentIndex() >= 0 else ""
+        option.currentText = self.fontMetrics().elidedText(
+            str(short or self.currentText()), Qt.TextElideMode.ElideRight, max(0, field.width() - 2)
+        )
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
+
+
+def _usd(value: int) -> str:
+    """'$500', '$2k', '$30k': short enough for the narrow box."""
+    return f"${value // 1000}k" if value >= 1000 and value % 1000 == 0 else f"${value:,}"
+
+
 class FilterBar(QWidget):
     """Four small combo boxes in a row: kind, vendor, minimum GPU memory, maximum price."""
 
     changed = Signal()
 
-    def __init__(self, catalog: Catalog, titles: dict[str, str], parent: QWidget | None = None) -> None:
+    def __init__(self, catalog: Catalog, titles: Mapping[str, str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("palette-filters")
         self.catalog = catalog
-        self.kind = QComboBox()
-        self.kind.addItem("Kind", None)
-        kinds = {p.kind for p in catalog.parts.values()}
-        for kind in [k for k in titles if k in kinds] + sorted(kinds - set(titles)):
-            self.kind.addItem(titles.get(kind, kind), kind)
+        self.titles = dict(titles)
+        self.kind = CompactCombo()
         self.kind.setToolTip("Only parts of this kind")
-        self.vendor = QComboBox()
-        self.vendor.setToolTip("Only this vendor's parts")
-        self.memory = QComboBox()
-        self.memory.addItem("Memory", None)
+        self.vendor = CompactCombo()
+        self.vendor.setToolTip("Only this vendor's parts (the vendors of the chosen kind)")
+        self.memory = CompactCombo()
+        self.memory.add("Any GPU memory", None, "VRAM")
         for gb in MEMORY_STEPS_GB:
-            self.memory.addItem(f"≥ {gb} GB", float(gb))
-        self.memory.setToolTip("GPUs with at least this much memory (other parts are hidden)")
-        self.price = QComboBox()
-        self.price.addItem("Price", None)
+            self.memory.add(f"At least {gb} GB", float(gb), f"≥{gb}GB")
+        self.memory.setToolTip(MEMORY_TIP)
+        self.price = CompactCombo()
+        self.price.add("Any price", None, "Price")
         for usd in PRICE_STEPS_USD:
-            self.price.addItem(f"≤ ${usd:,}", float(usd))
-        self.price.setToolTip("Parts at or under this price; parts without a known price are hidden")
+            self.price.add(f"Up to ${usd:,}", float(usd), f"≤{_usd(usd)}")
+        self.price.setToolTip(PRICE_TIP)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(3)
-        for combo in (self.kind, self.vendor, self.memory, self.price):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(4)
+        for combo, name in (
+            (self.kind, "Kind"),
+            (self.vendor, "Vendor"),
+            (self.memory, "Memory"),
+            (self.price, "Price"),
+        ):
+            combo.setAccessibleName(f"{name} filter")
             layout.addWidget(combo, 1)
             combo.currentIndexChanged.connect(self._changed)
-        self._fill_vendors()
+        self.set_catalog(catalog)
+        self.memory.fit_popup()
+        self.price.fit_popup()
 
-    def _fill_vendors(self) -> None:
+    def set_catalog(self, catalog: Catalog) -> None:
+        """Kinds and vendors of this catalog; the choices still offered are kept."""
+        self.catalog = catalog
+        chosen = self.kind.currentData()
+        kinds = {p.kind for p in catalog}
+        self.kind.blockSignals(True)
+        self.kind.clear()
+        self.kind.add("All kinds", None, "Kind")
+        for kind in [k for k in self.titles if k in kinds] + sorted(kinds - set(self.titles)):
+            self.kind.add(self.titles.get(kind, kind), kind)
+        self.kind.setCurrentIndex(max(0, self.kind.findData(chosen)))
+        self.kind.blockSignals(False)
+        self.kind.fit_popup()
+        self._kind_chosen()
+
+    def _kind_chosen(self) -> None:
+        """Vendors of the chosen kind; the memory filter only where the kind has memory to filter by."""
         kind = self.kind.currentData()
         chosen = self.vendor.currentData()
-        vendors = sorted({p.vendor for p in self.catalog.parts.values() if kind is None or p.kind == kind})
+        vendors = sorted({p.vendor for p in self.catalog if kind is None or p.kind == kind}, key=str.lower)
         self.vendor.blockSignals(True)
         self.vendor.clear()
-        self.vendor.addItem("Vendor", None)
+        self.vendor.add("All vendors", None, "Vendor")
         for vendor in vendors:
-            self.vendor.addItem(vendor, vendor)
-        index = self.vendor.findData(chosen)
-        self.vendor.setCurrentIndex(max(0, index))
+            self.vendor.add(vendor, vendor)
+        self.vendor.setCurrentIndex(max(0, self.vendor.findData(chosen)))
         self.vendor.blockSignals(False)
+        self.vendor.fit_popup()
+        has_memory = kind in MEMORY_KINDS
+        if not has_memory:
+            # A memory minimum left set would hide every part of a kind without memory.
+            self.memory.blockSignals(True)
+            self.memory.setCurrentIndex(0)
+            self.memory.blockSignals(False)
+        self.memory.setEnabled(has_memory)
+        self.memory.setToolTip(MEMORY_TIP if has_memory else MEMORY_OFF_TIP)
 
     def _changed(self) -> None:
         if self.sender() is self.kind:
-            self._fill_vendors()
+            self._kind_chosen()
         self.changed.emit()
+
+    def clear(self) -> None:
+        """Every filter back to "any"."""
+        for combo in (self.kind, self.vendor, self.memory, self.price):
+            combo.setCurrentIndex(0)
 
     def current(self) -> PartFilter:
         return PartFilter(
@@ -106,57 +192,32 @@ class PartShelf:
     """Favourite and recently used part ids, kept in the user's settings."""
 
     def __init__(self, settings: QSettings | None = None) -> None:
-        self.settings = settings or QSettings()
+        self.settings = settings if settings is not None else QSettings()
 
     def _read(self, key: str) -> list[str]:
         value = self.settings.value(key, [])
+        # An ini file gives back a one-item list as a plain string.
         if isinstance(value, str):
             value = [value] if value else []
         return [str(v) for v in value] if isinstance(value, list) else []
 
     def favourites(self, catalog: Catalog) -> list[str]:
-        return [p for p in self._read("palette/favourites") if catalog.get(p) is not None]
+        """Favourite part ids in the order they were added; ids the catalog lacks are left out."""
+        return [p for p in self._read(FAVOURITES_KEY) if catalog.get(p) is not None]
 
     def recent(self, catalog: Catalog) -> list[str]:
-        return [p for p in self._read("palette/recent") if catalog.get(p) is not None]
+        """The last parts used, newest first; ids the catalog lacks are left out."""
+        return [p for p in self._read(RECENT_KEY) if catalog.get(p) is not None][:RECENT_KEPT]
 
     def toggle_favourite(self, part_id: str) -> bool:
         """Add or remove a favourite; True when it is now one."""
-        current = self._read("palette/favourites")
+        current = self._read(FAVOURITES_KEY)
         now = part_id not in current
         current = [*current, part_id] if now else [p for p in current if p != part_id]
-        self.settings.setValue("palette/favourites", current)
+        self.settings.setValue(FAVOURITES_KEY, current)
         return now
 
-    def used(self, part_id: str) -> None:
-        """A part was dragged out or added: it goes first in Recent."""
-        current = [part_id] + [p for p in self._read("palette/recent") if p != part_id]
-        self.settings.setValue("palette/recent", current[:RECENT_KEPT])
-
-
-def part_pixmap(part: Part, ratio: float = 1.0) -> QPixmap:
-    """A small picture of the part for the drag cursor: a card to its length and slot width, else a tile."""
-    width, height = 170.0, 56.0
-    if isinstance(part, (Gpu, Nic)):
-        length = (part.length_mm or 267.0) if isinstance(part, Gpu) else (part.length_mm or 168.0)
-        slots = (part.slot_width or 2) if isinstance(part, Gpu) else part.slot_width
-        width = max(90.0, min(220.0, length * 0.62))
-        height = 16.0 + 12.0 * slots
-    pixmap = QPixmap(int(width * ratio), int(height * ratio))
-    pixmap.setDevicePixelRatio(ratio)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    colour = QColor(KIND_COLOURS.get(part.kind, "#7d6bb3"))
-    colour.setAlpha(225)
-    body = QRectF(6, 1, width - 7, height - 2)
-    painter.setPen(QPen(QColor("#10233f"), 1))
-    painter.setBrush(QBrush(colour))
-    painter.drawRoundedRect(body, 4, 4)
-    if isinstance(part, (Gpu, Nic)):
-        painter.setBrush(QBrush(QColor("#b8bec7")))
-        painter.drawRect(QRectF(1, 0, 5, height))  # the bracket
-    painter.setPen(QColor("white"))
-    painter.drawText(body.adjusted(6, 2, -4, -2), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, part.model)
-    painter.end()
-    return pixmap
+    def used(self, part_id: str, catalog: Catalog) -> None:
+        """A part was dragged out or added: it goes first in Recent (ids gone from the catalog are dropped)."""
+        current = [part_id] + [p for p in self._read(RECENT_KEY) if p != part_id and catalog.get(p) is not None]
+        self.settings.setValue(RECENT_KEY, current[:RECENT_KEPT])
