@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TypeVar
 
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings
 from PySide6.QtWidgets import QWidget
@@ -15,6 +16,17 @@ from rackplanner.core.plan.files import load_plan
 from rackplanner.gui.app import application
 from rackplanner.gui.canvases.machine import MachineCanvas
 from rackplanner.gui.main_window import MainWindow, open_window
+
+W = TypeVar("W", bound=QWidget)
+
+
+def shown_dock(qtbot: QtBot, dock: W, size: tuple[int, int]) -> W:
+    """A dock on its own, kept for pytest-qt to close, at ``size``, shown and exposed."""
+    qtbot.addWidget(dock)
+    dock.resize(*size)
+    dock.show()
+    qtbot.waitExposed(dock)
+    return dock
 
 
 def screenshot_dir(tmp_path: Path) -> Path:

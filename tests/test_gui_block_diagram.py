@@ -25,6 +25,7 @@ from rackplanner.draw import colors
 from rackplanner.gui.docks.block_diagram import BlockDiagramDock
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
+from tests.guihelpers import shown_dock
 
 
 def shots(tmp_path: Path) -> Path:
@@ -41,11 +42,7 @@ def save_shot(dock: BlockDiagramDock, tmp_path: Path, name: str) -> Path:
 
 
 def open_dock(qtbot: QtBot, document: PlanDocument, size: tuple[int, int] = (760, 820)) -> BlockDiagramDock:
-    dock = BlockDiagramDock(document)
-    qtbot.addWidget(dock)
-    dock.resize(*size)
-    dock.show()
-    qtbot.waitExposed(dock)
+    dock = shown_dock(qtbot, BlockDiagramDock(document), size)
     dock.view.fit()
     return dock
 

@@ -27,17 +27,13 @@ from rackplanner.core.plan.model import Plan
 from rackplanner.gui.docks.capacity import KEY_ROLE, CapacityDock
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
-from tests.guihelpers import screenshot_dir
+from tests.guihelpers import screenshot_dir, shown_dock
 
 DECODE_COLUMN, BEST_COLUMN, PREFILL_COLUMN, GB_COLUMN, MACHINES_COLUMN = 2, 3, 4, 5, 8
 
 
 def make_dock(qtbot: QtBot, document: PlanDocument) -> CapacityDock:
-    dock = CapacityDock(document)
-    qtbot.addWidget(dock)
-    dock.resize(520, 900)
-    dock.show()
-    qtbot.waitExposed(dock)
+    dock = shown_dock(qtbot, CapacityDock(document), (520, 900))
     return dock
 
 

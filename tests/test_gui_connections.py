@@ -17,18 +17,14 @@ from rackplanner.core.rack.power import rack_power
 from rackplanner.gui.docks.connections import DEVICE, HOW, LINE, PSU, ConnectionsDock
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
-from tests.guihelpers import screenshot_dir
+from tests.guihelpers import screenshot_dir, shown_dock
 from tests.rackfixtures import build_catalog, mount_loads, rack_with_pdus
 
 LINES = ("L1", "L2", "L3")
 
 
 def make_dock(qtbot: QtBot, document: PlanDocument) -> ConnectionsDock:
-    dock = ConnectionsDock(document)
-    qtbot.addWidget(dock)
-    dock.resize(560, 800)
-    dock.show()
-    qtbot.waitExposed(dock)
+    dock = shown_dock(qtbot, ConnectionsDock(document), (560, 800))
     return dock
 
 

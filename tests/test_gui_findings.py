@@ -27,14 +27,11 @@ from rackplanner.core.rack.report import rack_report
 from rackplanner.gui.docks.findings import FINDING_ROLE, PLACE_ROLE, SEVERITY_ROLE, FindingsDock, count_text
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
+from tests.guihelpers import shown_dock
 
 
 def open_dock(qtbot: QtBot, document: PlanDocument) -> FindingsDock:
-    dock = FindingsDock(document)
-    qtbot.addWidget(dock)
-    dock.resize(420, 560)
-    dock.show()
-    qtbot.waitExposed(dock)
+    dock = shown_dock(qtbot, FindingsDock(document), (420, 560))
     return dock
 
 

@@ -18,6 +18,7 @@ from rackplanner.core.plan.model import PartCount, Plan
 from rackplanner.gui.docks.machine_form import HOME_RIG_BUILD, MachineDock, current_part
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
+from tests.guihelpers import shown_dock
 
 
 def shots(tmp_path: Path) -> Path:
@@ -28,11 +29,7 @@ def shots(tmp_path: Path) -> Path:
 
 def make(qtbot: QtBot, catalog: Catalog, example: str) -> tuple[PlanDocument, MachineDock]:
     document = PlanDocument(load_plan(EXAMPLES / example, catalog), catalog)
-    dock = MachineDock(document)
-    qtbot.addWidget(dock)
-    dock.resize(380, 560)
-    dock.show()
-    qtbot.waitExposed(dock)
+    dock = shown_dock(qtbot, MachineDock(document), (380, 560))
     return document, dock
 
 

@@ -16,7 +16,7 @@ from rackplanner.core.rack.fabric import rack_network, row_fabric
 from rackplanner.gui.docks.network import NetworkDock
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
-from tests.guihelpers import screenshot_dir
+from tests.guihelpers import screenshot_dir, shown_dock
 
 
 def shoot(dock: NetworkDock, tmp_path: Path, name: str) -> None:
@@ -28,11 +28,7 @@ def shoot(dock: NetworkDock, tmp_path: Path, name: str) -> None:
 
 
 def make_dock(qtbot: QtBot, document: PlanDocument) -> NetworkDock:
-    dock = NetworkDock(document)
-    qtbot.addWidget(dock)
-    dock.resize(460, 900)
-    dock.show()
-    qtbot.waitExposed(dock)
+    dock = shown_dock(qtbot, NetworkDock(document), (460, 900))
     return dock
 
 

@@ -34,16 +34,13 @@ from rackplanner.gui.docks.palette_spec import part_tooltip
 from rackplanner.gui.document import PlanDocument
 from rackplanner.gui.mime import PART_MIME, part_from_mime
 from tests.conftest import EXAMPLES
+from tests.guihelpers import shown_dock
 
 
 @pytest.fixture
 def dock(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> PaletteDock:
     document = PlanDocument(load_plan(EXAMPLES / "home-rig-2x3090.json", catalog), catalog)
-    widget = PaletteDock(document, settings=settings_in(tmp_path))
-    qtbot.addWidget(widget)
-    widget.resize(420, 640)
-    widget.show()
-    qtbot.waitExposed(widget)
+    widget = shown_dock(qtbot, PaletteDock(document, settings=settings_in(tmp_path)), (420, 640))
     return widget
 
 

@@ -22,7 +22,7 @@ from rackplanner.gui.docks.power.common import OK_COLOUR, OVER_COLOUR, TIGHT_COL
 from rackplanner.gui.docks.power.line_chart import _axis_top
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
-from tests.guihelpers import screenshot_dir
+from tests.guihelpers import screenshot_dir, shown_dock
 from tests.rackfixtures import build_catalog, mount_loads, rack_with_pdus
 
 LINES = ("L1", "L2", "L3")
@@ -33,11 +33,7 @@ def click_scenario(qtbot: QtBot, dock: PowerDock, scenario: str) -> None:
 
 
 def make_dock(qtbot: QtBot, document: PlanDocument) -> PowerDock:
-    dock = PowerDock(document)
-    qtbot.addWidget(dock)
-    dock.resize(480, 900)
-    dock.show()
-    qtbot.waitExposed(dock)
+    dock = shown_dock(qtbot, PowerDock(document), (480, 900))
     return dock
 
 

@@ -21,6 +21,7 @@ from rackplanner.gui.docks.capacity import CapacityDock
 from rackplanner.gui.docks.summary import SummaryDock
 from rackplanner.gui.document import PlanDocument
 from tests.conftest import EXAMPLES
+from tests.guihelpers import shown_dock
 
 
 def shots(tmp_path: Path) -> Path:
@@ -30,11 +31,7 @@ def shots(tmp_path: Path) -> Path:
 
 
 def make_dock(qtbot: QtBot, document: PlanDocument) -> SummaryDock:
-    dock = SummaryDock(document)
-    qtbot.addWidget(dock)
-    dock.resize(420, 760)
-    dock.show()
-    qtbot.waitExposed(dock)
+    dock = shown_dock(qtbot, SummaryDock(document), (420, 760))
     return dock
 
 
@@ -84,11 +81,7 @@ def test_power_limit_and_undo_update_the_summary(
 
 
 def capacity_dock(qtbot: QtBot, document: PlanDocument) -> CapacityDock:
-    dock = CapacityDock(document)
-    qtbot.addWidget(dock)
-    dock.resize(420, 760)
-    dock.show()
-    qtbot.waitExposed(dock)
+    dock = shown_dock(qtbot, CapacityDock(document), (420, 760))
     dock.tabs.setCurrentWidget(dock.top_models_page)
     return dock
 

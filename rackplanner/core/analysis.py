@@ -15,6 +15,7 @@ from rackplanner.core.capacity.curves import cached_capacity_table
 from rackplanner.core.capacity.estimate import TableRow
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.findings import FindingSummary, Severity, summarize_findings
 from rackplanner.core.machine.fit import Finding, check_machine
 from rackplanner.core.machine.power import MachinePower, machine_power
 from rackplanner.core.machine.topology import Topology, derive_topology
@@ -87,6 +88,16 @@ class Analysis:
     def fabrics(self) -> list[RowFabric]:
         """Each row's compute fabric size."""
         return plan_fabrics(self.plan, self.catalog)
+
+    def findings_by_place(self) -> list[FindingSummary]:
+        """Each distinct finding of every machine and rack once, with where it holds as
+        ``machine:<id>`` and ``rack:<id>``, most severe first."""
+        found: list[tuple[Severity, str, str, str]] = []
+        for machine in self.plan.machines:
+            found += [(f.severity, f.code, f.message, f"machine:{machine.id}") for f in self.machine_findings(machine)]
+        for rack in self.plan.racks:
+            found += [(f.severity, f.code, f.message, f"rack:{rack.id}") for f in self.rack(rack.id).findings]
+        return summarize_findings(found)
 
     def bom(self) -> Bom:
         return build_bom(self.plan, self.catalog)

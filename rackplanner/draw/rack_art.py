@@ -65,25 +65,15 @@ def paint_device_details(
     painter.setPen(QPen(QColor(255, 255, 255, 90), 0.8))
     if vertical and look.outlet_groups:
         _outlets(painter, rect.adjusted(4, 30, -4, -30), look.outlet_groups)
-    elif look.ports:
-        room = QRectF(
-            rect.right() - detail_room(rect, look, vertical),
-            rect.top(),
-            detail_room(rect, look, vertical),
-            rect.height(),
-        )
-        _ports(painter, room.adjusted(4, 6, -6, -6), min(look.ports, MAX_PORTS_DRAWN))
-    elif look.psus:
-        room = QRectF(
-            rect.right() - detail_room(rect, look, vertical),
-            rect.top(),
-            detail_room(rect, look, vertical),
-            rect.height(),
-        )
-        if face == "rear":
-            _psus(painter, room.adjusted(4, 6, -6, -6), look.psus)
-        else:
-            _vents(painter, room.adjusted(4, 6, -6, -6))
+    else:
+        width = detail_room(rect, look, vertical)
+        room = QRectF(rect.right() - width, rect.top(), width, rect.height()).adjusted(4, 6, -6, -6)
+        if look.ports:
+            _ports(painter, room, min(look.ports, MAX_PORTS_DRAWN))
+        elif look.psus and face == "rear":
+            _psus(painter, room, look.psus)
+        elif look.psus:
+            _vents(painter, room)
     painter.restore()
 
 

@@ -36,8 +36,12 @@ def catalog_date() -> str:
 
 def about_html(catalog: Catalog) -> str:
     parts = len(catalog.parts)
-    user = len(catalog.problems)
-    skipped = f"<br>{user} entries of your own catalog were skipped (see the message at start)." if user else ""
+    skipped_count = len(catalog.problems)
+    skipped = (
+        f"<br>{skipped_count} entries of your own catalog were skipped (see the message at start)."
+        if skipped_count
+        else ""
+    )
     return (
         f"<h2>rackplanner {html.escape(app_version())}</h2>"
         "<p>Plan ML hardware from one desk to one colo cage: GPUs in a board's slots, servers in racks, "

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage
-from PySide6.QtWidgets import QFileDialog, QGraphicsView, QMessageBox
+from PySide6.QtWidgets import QGraphicsView, QMessageBox
 
 from rackplanner.core.errors import OutputError
 from rackplanner.core.files import write_atomic
@@ -19,13 +19,12 @@ from rackplanner.core.ids import slug
 from rackplanner.draw.images import scene_image, scene_png, scene_svg
 from rackplanner.gui.canvases.machine import MachineCanvas
 from rackplanner.gui.canvases.rack_row import RackRowCanvas
+from rackplanner.gui.dialogs.save_path import PNG_FILTER, SVG_FILTER, ask_save_path, beside_the_plan
 
 if TYPE_CHECKING:
     from rackplanner.gui.main_window import MainWindow
 
 Drawing = Literal["centre", "diagram"]
-SVG_FILTER = "SVG drawing (*.svg)"
-PNG_FILTER = "PNG image (*.png)"
 # About 1,600 px across for a board or a rack row: sharp in a forum post, small enough for a ticket.
 TARGET_WIDTH_PX = 1600
 MAX_SIDE_PX = 8000
@@ -61,14 +60,19 @@ def _scale(rect: QRectF) -> float:
     return min(scale, MAX_SIDE_PX / max(1.0, rect.width()), MAX_SIDE_PX / max(1.0, rect.height()))
 
 
+def _background(view: QGraphicsView) -> QColor:
+    """The picture's ground: the view's own colour, or white where it has none."""
+    brush = view.backgroundBrush()
+    return brush.color() if brush.style() != Qt.BrushStyle.NoBrush else QColor("white")
+
+
 def drawing_image(window: MainWindow, which: Drawing) -> QImage | None:
     """The drawing as an image about 1,600 px wide, on the view's background."""
     found = drawing_view(window, which)
     if found is None:
         return None
     view, rect, _name = found
-    background = view.backgroundBrush().color() if view.backgroundBrush().style() else QColor("white")
-    return scene_image(view.scene(), rect, _scale(rect), background)
+    return scene_image(view.scene(), rect, _scale(rect), _background(view))
 
 
 def write_drawing(window: MainWindow, which: Drawing, path: Path) -> Path:
@@ -80,8 +84,7 @@ def write_drawing(window: MainWindow, which: Drawing, path: Path) -> Path:
     if path.suffix.lower() == ".svg":
         data = scene_svg(view.scene(), rect, _scale(rect), name)
     else:
-        background = view.backgroundBrush().color() if view.backgroundBrush().style() else QColor("white")
-        data = scene_png(view.scene(), rect, _scale(rect), background)
+        data = scene_png(view.scene(), rect, _scale(rect), _background(view))
     write_atomic(path, data)
     return path
 
@@ -93,15 +96,10 @@ def export_image(window: MainWindow, which: Drawing) -> Path | None:
     if found is None:
         QMessageBox.information(window, title, "Nothing is drawn here yet.")
         return None
-    doc = window.document
-    folder = doc.path.parent if doc.path is not None else Path.home()
-    default = folder / f"{slug(found[2], 'drawing')}.png"
-    name, chosen = QFileDialog.getSaveFileName(window, title, str(default), f"{PNG_FILTER};;{SVG_FILTER}")
-    if not name:
+    default = beside_the_plan(window.document, f"{slug(found[2], 'drawing')}.png")
+    path = ask_save_path(window, title, default, [PNG_FILTER, SVG_FILTER])
+    if path is None:
         return None
-    path = Path(name)
-    if path.suffix.lower() not in (".svg", ".png"):
-        path = path.with_suffix(".svg" if chosen == SVG_FILTER else ".png")
     try:
         write_drawing(window, which, path)
     except (OutputError, OSError) as exc:

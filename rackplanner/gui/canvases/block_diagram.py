@@ -32,7 +32,6 @@ class DiagramView(ZoomView):
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.set_background("#ffffff")
-        self.auto_fit = True
         self.follow_user_panning()
 
     # The opening scale never goes below this (the dock scrolls instead), nor below the scale at

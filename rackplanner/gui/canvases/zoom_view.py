@@ -20,6 +20,10 @@ class ZoomView(QGraphicsView):
 
     min_scale = 0.01
     max_scale = 20.0
+    # True while the view keeps its drawing fitted (until the user zooms or pans).
+    auto_fit = True
+    # The canvas colour in the light theme (None: the view keeps Qt's background).
+    _light_background: str | None = None
 
     def setup_canvas(self, background: str) -> None:
         """A scene of its own, smooth drawing, drops accepted, rubber-band selection, zoom under the mouse."""
@@ -38,18 +42,8 @@ class ZoomView(QGraphicsView):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        light = getattr(self, "_light_background", None)
-        if event.type() == QEvent.Type.PaletteChange and light is not None:
-            self.setBackgroundBrush(QBrush(QColor(canvas_background(light))))
-
-    @property
-    def auto_fit(self) -> bool:
-        """True while the view keeps its drawing fitted (until the user zooms or pans)."""
-        return getattr(self, "_auto_fit", True)
-
-    @auto_fit.setter
-    def auto_fit(self, value: bool) -> None:
-        self._auto_fit = value
+        if event.type() == QEvent.Type.PaletteChange and self._light_background is not None:
+            self.setBackgroundBrush(QBrush(QColor(canvas_background(self._light_background))))
 
     def follow_user_panning(self) -> None:
         """Scrolling by hand (scroll bars, keys) ends auto-fit; scrolling by the view itself does not."""

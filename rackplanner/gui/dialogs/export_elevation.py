@@ -5,16 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 from rackplanner.core.errors import InputError, OutputError
 from rackplanner.core.ids import slug
+from rackplanner.gui.dialogs.save_path import PNG_FILTER, SVG_FILTER, ask_save_path, beside_the_plan
 
 if TYPE_CHECKING:
     from rackplanner.gui.main_window import MainWindow
 
-SVG_FILTER = "SVG drawing (*.svg)"
-PNG_FILTER = "PNG image (*.png)"
 TITLE = "Export elevation"
 
 
@@ -26,16 +25,10 @@ def export_elevation(window: MainWindow) -> Path | None:
         QMessageBox.information(window, TITLE, "The plan has no racks yet: add one from Rack → Add Rack….")
         return None
     stem = doc.path.stem if doc.path is not None else slug(doc.plan.name, "plan")
-    folder = doc.path.parent if doc.path is not None else Path.home()
-    default = folder / f"{stem}-{rack.id}.svg"
-    name, chosen = QFileDialog.getSaveFileName(
-        window, f"Export elevation of {rack.name}", str(default), f"{SVG_FILTER};;{PNG_FILTER}"
-    )
-    if not name:
+    default = beside_the_plan(doc, f"{stem}-{rack.id}.svg")
+    path = ask_save_path(window, f"Export elevation of {rack.name}", default, [SVG_FILTER, PNG_FILTER])
+    if path is None:
         return None
-    path = Path(name)
-    if path.suffix.lower() not in (".svg", ".png"):
-        path = path.with_suffix(".png" if chosen == PNG_FILTER else ".svg")
     from rackplanner.report.elevations import write_elevation
 
     try:

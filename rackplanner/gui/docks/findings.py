@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rackplanner.core.findings import SEVERITY_ORDER, FindingSummary, RackFinding, Severity, summarize_findings
+from rackplanner.core.findings import SEVERITY_ORDER, FindingSummary, RackFinding
 from rackplanner.core.machine.fit import Finding
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
@@ -188,7 +188,7 @@ class FindingsDock(QDockWidget):
 
     def review_plan(self) -> None:
         """Fill the whole-plan group: each distinct finding once, with a count and its places as child rows."""
-        summaries = plan_summaries(self.document)
+        summaries = self.document.analysis.findings_by_place()
         if summaries == self.plan_summaries and self.plan_group.childCount():
             return
         self.plan_summaries = summaries
@@ -329,17 +329,6 @@ def _where(finding: Finding | RackFinding) -> str:
     if isinstance(finding, RackFinding):
         return f"Rack {finding.rack}" + (f": {', '.join(finding.devices)}" if finding.devices else "")
     return f"Slots: {', '.join(finding.slots)}" if finding.slots else ""
-
-
-def plan_summaries(document: PlanDocument) -> list[FindingSummary]:
-    """Every machine's and rack's findings, each distinct one once with where it holds ("machine:<id>", "rack:<id>")."""
-    analysis, plan = document.analysis, document.plan
-    found: list[tuple[Severity, str, str, str]] = []
-    for machine in plan.machines:
-        found += [(f.severity, f.code, f.message, f"machine:{machine.id}") for f in analysis.machine_findings(machine)]
-    for rack in plan.racks:
-        found += [(f.severity, f.code, f.message, f"rack:{rack.id}") for f in analysis.rack(rack.id).findings]
-    return summarize_findings(found)
 
 
 def place_label(document: PlanDocument, kind: str, place_id: str) -> str:

@@ -65,6 +65,8 @@ class CapacityDock(LiveDock):
         self._training: TrainingPlan | None = None
         # The training tab is filled when it is shown (or its plan asked for), not on every edit.
         self._training_stale = False
+        # Likewise the Fits tab: what it would say when next shown (None: it is up to date).
+        self._top_models_problem: str | None = None
         self._rack_machines: set[str] = set()
 
         # --- scope and runtime
@@ -296,7 +298,9 @@ class CapacityDock(LiveDock):
                 self.table.selectRow(0)
         self.table.viewport().update()
         self._show_selected()
-        self._show_top_models(problem)
+        self._top_models_problem = problem
+        if self.tabs.currentWidget() is self.top_models_page:
+            self._show_top_models()
 
     def _labels(self) -> dict[str, str]:
         """Catalog model names by id, as the table shows them."""
@@ -393,7 +397,10 @@ class CapacityDock(LiveDock):
         else:
             self._training_stale = True
 
-    def _show_top_models(self, problem: str) -> None:
+    def _show_top_models(self) -> None:
+        problem, self._top_models_problem = self._top_models_problem, None
+        if problem is None:
+            return
         # On a rack, the machine with the most memory: it holds the largest models.
         if not self.hardware:
             self.top_models.show_problem(problem or "Nothing to estimate on.")
@@ -402,6 +409,8 @@ class CapacityDock(LiveDock):
         self.top_models.show_hardware(self._document.catalog, hw)
 
     def _tab_changed(self, _index: int) -> None:
+        if self.tabs.currentWidget() is self.top_models_page:
+            self._show_top_models()
         if self._training_stale and self.tabs.currentWidget() is self.training_page:
             self._show_training()
 
