@@ -170,4 +170,9 @@ def test_parts_are_drawn_from_their_catalog_figures(qtbot: QtBot, tmp_path: Path
                 assert server is not None and block.look.psus == server.psu_count
     # colo-rack.json: the SYS-4028GR-TRT2 ships four PSUs (catalog/server.yaml); the rear block is the rear.
     rear = row.items_by_device[("rack-1", "gpu-1")]
-    assert {b.face for b in rear} == {"front", "rear"} and rear[0].look.psus == 4
+    assert [b.side for b in rear] == ["front", "rear"] and rear[0].look.psus == 4
+    # catalog/switch.yaml: the HDR leaf (MQM8700-HS2F, P2C) moves air rear-to-front; colo-rack.json
+    # mounts it ports to the rear, so in the rack it runs front-to-rear and its block says so.
+    leaf = row.items_by_device[("rack-1", "hdr-leaf")]
+    assert leaf[0].look.airflow == "rear-to-front"
+    assert "Airflow: rear-to-front, front-to-rear in the rack (mounted facing the rear)" in leaf[0].toolTip()

@@ -28,7 +28,7 @@ from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Rack as RackPart
 from rackplanner.core.plan.model import Plan, Rack
 from rackplanner.core.rack.mounting import DeviceShape, RackLayout, device_figure
-from rackplanner.draw.rack_art import DeviceLook, detail_room, device_look, paint_device_details
+from rackplanner.draw.rack_art import DeviceLook, air_room, airflow_text, detail_room, device_look, paint_device_details
 
 U_MM = 44.45
 FACE_MM = 482.6
@@ -206,7 +206,8 @@ class DeviceBlock(QGraphicsRectItem):
         self._font.setPixelSize(18 if vertical else int(min(22, max(12, rect.height() * 0.42))))
         self._vertical = vertical
         self.look = DeviceLook()
-        self.face = shape.face if not ghost else ("rear" if shape.face == "front" else "front")
+        # The device's own side this block shows: a full-depth device's ghost is its rear.
+        self.side = "rear" if ghost else "front"
 
     @property
     def label(self) -> str:
@@ -223,7 +224,7 @@ class DeviceBlock(QGraphicsRectItem):
         painter.setBrush(self.brush())
         painter.drawRoundedRect(rect, 4, 4)
         lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
-        paint_device_details(painter, rect, self.look, self.face, self._vertical, lod)
+        paint_device_details(painter, rect, self.look, self.side, self._vertical, lod)
         if not self._label or self._font.pixelSize() * lod < MIN_TEXT_PX:
             return  # too small to read at this zoom: the tooltip still names it
         painter.setFont(self._font)
@@ -237,7 +238,8 @@ class DeviceBlock(QGraphicsRectItem):
             painter.drawText(turned, Qt.AlignmentFlag.AlignCenter, self._label)
             painter.restore()
         else:
-            inner = rect.adjusted(8, 0, -8 - detail_room(rect, self.look, False), 0)
+            left = 8 + air_room(rect, self.look, False, lod)
+            inner = rect.adjusted(left, 0, -8 - detail_room(rect, self.look, False, self.side), 0)
             shown = QFontMetricsF(self._font).elidedText(self._label, Qt.TextElideMode.ElideRight, inner.width())
             painter.drawText(inner, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, shown)
 
@@ -381,7 +383,9 @@ class RowDrawing:
                 ghost = shape.is_full_depth and face != shape.face
                 item = self.device_factory(geometry.rack_id, shape, rect, text.split("\n")[0], ghost, False)
                 item.look = look
-                item.setToolTip(text + ("\n(full depth: seen from the other face)" if ghost else "") + open_hint)
+                air = airflow_text(look, shape.face)
+                tip = text + ("\n(full depth: seen from the other face)" if ghost else "") + (f"\n{air}" if air else "")
+                item.setToolTip(tip + open_hint)
                 items.append(item)
         for item in items:
             if self.cached:

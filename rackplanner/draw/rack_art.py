@@ -1,20 +1,22 @@
-"""What a rack device looks like from its catalog figures: a server's PSUs at the rear, a switch's
-ports, a PDU's outlet groups. Only what the catalog gives is drawn (drive bays and airflow are not
-catalog figures yet, so they are not drawn rather than guessed); details are left out when they
-would be a few pixels across.
+"""What a rack device looks like from its catalog figures: drive bays at a server's front and PSUs
+at its rear, a switch's ports, a PDU's outlet groups, and which way air goes through it.
+
+Only what the catalog gives is drawn (bays of unknown size are dashed; unknown airflow is not
+marked); details are left out when they would be a few pixels across.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.catalog.parts import NetworkSwitch, Pdu, Server
+from rackplanner.core.catalog.parts import BAY_FACE_MM, DriveBays, NetworkSwitch, Pdu, RackDevice, Server, rack_airflow
 from rackplanner.core.plan.model import Plan
-from rackplanner.core.plan.resolve import server_of
+from rackplanner.core.plan.resolve import chassis_of, server_of
 from rackplanner.core.rack.mounting import DeviceShape
 
 # Below this many pixels per millimetre a port or an outlet is a dot of noise: not drawn.
@@ -23,7 +25,17 @@ PORT = QColor(20, 24, 30, 200)
 PSU = QColor(30, 34, 40, 170)
 VENT = QColor(255, 255, 255, 60)
 OUTLET = QColor(20, 24, 30, 190)
+BAY = QColor(20, 24, 30, 150)
+AIR_IN = QColor("#8fe3ff")
+AIR_OUT = QColor("#ff7a45")
+AIR_SIDE = QColor("#c9d1dc")
 MAX_PORTS_DRAWN = 64
+MAX_BAYS_DRAWN = 96
+AIR_STRIP_MM = 9.0
+AIR_BADGE_MM = 58.0
+AIR_FONT_MM = 13
+
+Bays = tuple[tuple[int, str | None], ...]  # (count, size) per group on one side of the device
 
 
 @dataclass(frozen=True)
@@ -33,48 +45,159 @@ class DeviceLook:
     psus: int = 0
     ports: int = 0
     outlet_groups: tuple[int, ...] = ()  # outlets per group, in the PDU's order
+    front_bays: Bays = ()
+    rear_bays: Bays = ()
+    airflow: str | None = None  # relative to the device's own front, NetBox's words
+    ports_at_front: bool = False  # a switch: ports at the front, PSUs at the rear
 
 
 def device_look(shape: DeviceShape, plan: Plan, catalog: Catalog, machine_id: str | None) -> DeviceLook:
     part = catalog.get(shape.part) if shape.part else None
     if isinstance(part, NetworkSwitch):
-        return DeviceLook(psus=part.psu_count, ports=sum(g.count for g in part.ports))
+        ports = sum(g.count for g in part.ports)
+        return DeviceLook(psus=part.psu_count, ports=ports, airflow=part.airflow, ports_at_front=True)
     if isinstance(part, Pdu):
         return DeviceLook(outlet_groups=tuple(sum(g.outlets.values()) for g in part.outlet_groups))
+    if isinstance(part, RackDevice):
+        return _with_bays(DeviceLook(psus=len(part.power_ports), airflow=part.airflow), part.drive_bays)
     machine = plan.machine(machine_id) if machine_id else None
-    server = server_of(machine, catalog) if machine else None
-    if isinstance(server, Server):
-        return DeviceLook(psus=server.psu_count)
-    return DeviceLook()
+    if machine is None:
+        return DeviceLook()
+    server = server_of(machine, catalog)
+    chassis = chassis_of(machine, catalog)
+    look = DeviceLook(psus=server.psu_count if isinstance(server, Server) else 0)
+    if chassis is None:
+        return look
+    return _with_bays(DeviceLook(psus=look.psus, airflow=chassis.airflow), chassis.drive_bays)
 
 
-def detail_room(rect: QRectF, look: DeviceLook, vertical: bool) -> float:
-    """How much of the block's width the details take (the label keeps the rest)."""
-    if vertical or not (look.ports or look.psus):
+def _with_bays(look: DeviceLook, bays: list[DriveBays] | None) -> DeviceLook:
+    front = tuple((b.count, b.size) for b in bays or () if b.face == "front")
+    rear = tuple((b.count, b.size) for b in bays or () if b.face == "rear")
+    return DeviceLook(psus=look.psus, airflow=look.airflow, front_bays=front, rear_bays=rear)
+
+
+def airflow_text(look: DeviceLook, face: str) -> str:
+    """The tooltip line: the device's airflow and where it takes air in, as mounted on ``face``."""
+    if look.outlet_groups:
+        return ""
+    if look.airflow is None:
+        return "Airflow: not in the catalog (not checked)"
+    in_rack = rack_airflow(look.airflow, face)
+    turned = f", {in_rack} in the rack (mounted facing the rear)" if in_rack != look.airflow else ""
+    return f"Airflow: {look.airflow}{turned}"
+
+
+def detail_room(rect: QRectF, look: DeviceLook, vertical: bool, side: str = "front") -> float:
+    """How much of the block's width the details on the device's ``side`` take (the label keeps the rest)."""
+    if vertical:
         return 0.0
-    return rect.width() * (0.45 if look.ports else 0.3)
+    bays = look.front_bays if side == "front" else look.rear_bays
+    if bays:
+        return rect.width() * 0.6
+    if look.ports and (side == "front" or not look.ports_at_front):
+        return rect.width() * 0.45
+    return rect.width() * 0.3 if look.psus else 0.0
+
+
+def air_room(rect: QRectF, look: DeviceLook, vertical: bool, lod: float) -> float:
+    """How much of the block's left the airflow mark takes."""
+    if vertical or look.airflow is None:
+        return 0.0
+    return AIR_BADGE_MM + 6 if AIR_FONT_MM * lod >= 7 else AIR_STRIP_MM
 
 
 def paint_device_details(
-    painter: QPainter, rect: QRectF, look: DeviceLook, face: str, vertical: bool, lod: float
+    painter: QPainter, rect: QRectF, look: DeviceLook, side: str, vertical: bool, lod: float
 ) -> None:
-    """Ports on a switch's face, PSUs at a server's rear (vents at its front), outlets along a PDU."""
-    if lod < DETAIL_PX_PER_MM:
-        return
+    """The device's ``side`` (its own front or rear, whichever rack face it shows on)."""
     painter.save()
-    painter.setPen(QPen(QColor(255, 255, 255, 90), 0.8))
-    if vertical and look.outlet_groups:
-        _outlets(painter, rect.adjusted(4, 30, -4, -30), look.outlet_groups)
-    else:
-        width = detail_room(rect, look, vertical)
-        room = QRectF(rect.right() - width, rect.top(), width, rect.height()).adjusted(4, 6, -6, -6)
-        if look.ports:
-            _ports(painter, room, min(look.ports, MAX_PORTS_DRAWN))
-        elif look.psus and face == "rear":
-            _psus(painter, room, look.psus)
-        elif look.psus:
-            _vents(painter, room)
+    _airflow(painter, rect, look, side, vertical, lod)
+    if lod >= DETAIL_PX_PER_MM:
+        painter.setPen(QPen(QColor(255, 255, 255, 90), 0.8))
+        if vertical and look.outlet_groups:
+            _outlets(painter, rect.adjusted(4, 30, -4, -30), look.outlet_groups)
+        elif not vertical:
+            width = detail_room(rect, look, vertical, side)
+            room = QRectF(rect.right() - width, rect.top(), width, rect.height()).adjusted(4, 6, -6, -6)
+            bays = look.front_bays if side == "front" else look.rear_bays
+            if bays:
+                _bays(painter, room, bays)
+            elif look.ports and side == "front":
+                _ports(painter, room, min(look.ports, MAX_PORTS_DRAWN))
+            elif look.psus and side == "rear":
+                _psus(painter, room, look.psus)
+            elif look.psus or look.ports:
+                _vents(painter, room)
     painter.restore()
+
+
+def _airflow(painter: QPainter, rect: QRectF, look: DeviceLook, side: str, vertical: bool, lod: float) -> None:
+    """A coloured mark at the block's left: blue where air goes in on this side, orange where it comes out."""
+    if vertical or look.airflow is None:
+        return
+    word, colour = air_word(look.airflow, side)
+    if colour is None:
+        return
+    painter.setPen(QPen(QColor("#10151c"), 0.8))
+    painter.setBrush(QBrush(colour))
+    if AIR_FONT_MM * lod < 7:
+        painter.drawRect(QRectF(rect.left() + 2, rect.top() + 3, AIR_STRIP_MM - 2, rect.height() - 6))
+        return
+    badge = QRectF(rect.left() + 5, rect.center().y() - 11, AIR_BADGE_MM, 22)
+    painter.drawRoundedRect(badge, 5, 5)
+    font = QFont()
+    font.setPixelSize(AIR_FONT_MM)
+    font.setBold(True)
+    painter.setFont(font)
+    painter.setPen(QColor("#10151c"))
+    painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, word)
+
+
+def air_word(airflow: str, side: str) -> tuple[str, QColor | None]:
+    """What the mark says on the device's ``side`` ("front" or "rear") for its airflow; no colour: no mark."""
+    intake, exhaust = {
+        "front-to-rear": ("front", "rear"),
+        "rear-to-front": ("rear", "front"),
+        "side-to-rear": (None, "rear"),
+        "rear-to-side": ("rear", None),
+    }.get(airflow, (None, None))
+    if airflow in ("left-to-right", "right-to-left"):
+        # Seen from the device's rear, its left is on the viewer's right.
+        rightwards = (airflow == "left-to-right") == (side == "front")
+        return ("air →" if rightwards else "air ←"), AIR_SIDE
+    if side == intake:
+        return "air in", AIR_IN
+    if side == exhaust:
+        return "air out", AIR_OUT
+    return "", None
+
+
+def _bays(painter: QPainter, area: QRectF, groups: Bays) -> None:
+    """Each bay to its size's face (SFF figures), stood upright in a device of 2U or more, scaled to fit."""
+    x = area.right()
+    pitch_gap = 1.0
+    for count, size in reversed(groups):
+        width, height = BAY_FACE_MM.get(size or "2.5-inch", BAY_FACE_MM["2.5-inch"])
+        if size == "2.5-inch" and area.height() >= 2 * height + 40:
+            width, height = height, width  # stood on end, as 2U+ servers carry them
+        count = min(count, MAX_BAYS_DRAWN)
+        rows = max(1, min(count, int((area.height() + pitch_gap) // (height + pitch_gap))))
+        columns = math.ceil(count / rows)
+        room_w = max(1.0, x - area.left())
+        scale = min(1.0, room_w / (columns * (width + pitch_gap)), area.height() / (rows * (height + pitch_gap)))
+        w, h = width * scale, height * scale
+        painter.setBrush(QBrush(BAY))
+        pen = QPen(QColor(255, 255, 255, 110), 0.8)
+        if size is None:
+            pen.setStyle(Qt.PenStyle.DashLine)  # the size is not in the catalog
+        painter.setPen(pen)
+        top = area.top() + (area.height() - rows * (h + pitch_gap)) / 2
+        for index in range(count):
+            column, row = divmod(index, rows)
+            left = x - (columns - column) * (w + pitch_gap)
+            painter.drawRect(QRectF(left, top + row * (h + pitch_gap), w, h))
+        x -= columns * (w + pitch_gap) + 8
 
 
 def _ports(painter: QPainter, area: QRectF, count: int) -> None:

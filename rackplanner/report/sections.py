@@ -34,6 +34,12 @@ def compose(c: Composer, facts: PlanFacts, drawings: Drawings, when: date) -> No
 # --- racks -------------------------------------------------------------------------------
 
 
+AIRFLOW_KEY = (
+    " The strip at a device's left edge is its airflow: blue where air goes in, orange where it comes out;"
+    " the rack's front should take air in."
+)
+
+
 def _rack_page(c: Composer, facts: PlanFacts, report: RackReport, drawings: Drawings, *, first: bool) -> None:
     c.new_page(RACKS if first else None)
     layout, power = report.layout, report.power
@@ -44,7 +50,7 @@ def _rack_page(c: Composer, facts: PlanFacts, report: RackReport, drawings: Draw
     c.paragraph(
         f"{layout.used_u} of {layout.height_u} U used ({layout.utilisation_percent:.0f}%), {layout.free_u} U free; "
         f"{power.load_w / 1000:,.2f} kW, {power.load_va / 1000:,.2f} kVA, {power.heat_btu_hr:,.0f} BTU/hr; "
-        f"equipment {weight}.",
+        f"equipment {weight}." + (AIRFLOW_KEY if any(d.airflow for d in layout.devices) else ""),
         9,
     )
     drawn = drawings.rack(layout.rack)

@@ -22,6 +22,7 @@ from rackplanner.core.machine.power import machine_power
 from rackplanner.core.plan.cache import ContentCache, identity_key
 from rackplanner.core.plan.model import MountedDevice, Plan, Rack, rack_machines
 from rackplanner.core.plan.resolve import chassis_of, gpu_count, server_of
+from rackplanner.core.rack.airflow import check_airflow, device_airflow
 
 U_MM = 44.45  # one rack unit (EIA-310)
 
@@ -42,6 +43,7 @@ class DeviceShape(BaseModel):
     position_u: int | None
     face: Literal["front", "rear"]
     side: Literal["left", "right"] | None
+    airflow: str | None = None  # relative to the device's own front; None when unknown
 
 
 class UPosition(BaseModel):
@@ -114,6 +116,7 @@ def device_shape(device: MountedDevice, plan: Plan, catalog: Catalog) -> DeviceS
         position_u=device.position_u,
         face=device.face,
         side=device.side,
+        airflow=device_airflow(device, plan, catalog),
         **values,
     )
 
@@ -190,6 +193,8 @@ def _layout(plan: Plan, rack: Rack, catalog: Catalog) -> RackLayout:
                     [shape.device],
                 )
     _side_channels(part, side_counts, found)
+    movers = [s for s in shapes if s.kind not in ("pdu", "unknown") and s.position_u is not None]
+    check_airflow([(s.device, s.name, s.airflow, s.face, s.kind == "switch") for s in movers], found)
     found.items = _dedupe(found.items)
     used = sum(1 for p in positions if p.front or p.rear)
     known = [s.weight_kg for s in shapes if s.weight_kg is not None]

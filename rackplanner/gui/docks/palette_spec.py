@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel
 
 from rackplanner.core.catalog.figures import UNKNOWN, key_figures
-from rackplanner.core.catalog.parts import Part
+from rackplanner.core.catalog.parts import DriveBays, Part
 from rackplanner.draw.card_art import plug_label
 
 KIND_NAMES: dict[str, str] = {
@@ -154,6 +154,8 @@ def _value_text(value: object, unit: str) -> str | None:
         return f"{value:,g} {unit}".strip()
     if isinstance(value, BaseModel):
         return str(getattr(value, "name", None) or getattr(value, "id", None) or type(value).__name__)
+    if isinstance(value, list) and all(isinstance(v, DriveBays) for v in value):
+        return ", ".join(f"{b.count} × {b.size or 'size unknown'} {b.face}" for b in value)
     if isinstance(value, list) and all(isinstance(v, BaseModel) for v in value):
         kinds = Counter(str(getattr(v, "kind", "")) for v in value)
         if len(kinds) > 1 or "" not in kinds:

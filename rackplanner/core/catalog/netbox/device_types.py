@@ -81,6 +81,9 @@ def to_device_type(part: Part, server_inlet: str | None = None) -> dict[str, Any
         data["power-ports"] = _power_ports([server_inlet or "other"] * part.psu_count, None)
     else:
         raise NetboxError(f"{part.id}: a {part.kind} is not a NetBox device type")
+    airflow = getattr(part, "airflow", None)
+    if airflow is not None:
+        data["airflow"] = airflow
     weight = getattr(part, "weight_kg", None)
     if weight is not None:
         data["weight"] = round(float(weight), 2)

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -25,7 +25,7 @@ from rackplanner.core.catalog.netbox.power import device_power
 from rackplanner.core.catalog.netbox.reading import DeviceFile, NetboxError, read_device_file
 from rackplanner.core.catalog.netbox.roles import decide_role
 from rackplanner.core.catalog.netbox.speeds import interface_speed
-from rackplanner.core.catalog.parts import NetworkSwitch, Part, Pdu, RackDevice
+from rackplanner.core.catalog.parts import Airflow, NetworkSwitch, Part, Pdu, RackDevice
 from rackplanner.core.errors import InputError, describe_validation_error
 from rackplanner.core.ids import slug
 
@@ -94,6 +94,8 @@ def import_device_type(
                 entry["power_max_w"] = power.draw_w
     if device.weight_kg is not None:
         entry["weight_kg"] = round(device.weight_kg, 2)
+    if kind != "pdu":
+        _airflow(device, entry, notes)
     if notes:
         entry["notes"] = "Imported from NetBox. " + " ".join(notes)
     try:
@@ -101,6 +103,17 @@ def import_device_type(
     except ValidationError as exc:
         raise NetboxError(f"{where}: {describe_validation_error(exc)}") from None
     return ImportResult(path=str(path), kind=kind, part=entry, role_reasons=reasons, warnings=notes)
+
+
+def _airflow(device: DeviceFile, entry: dict[str, Any], notes: list[str]) -> None:
+    """NetBox's ``airflow`` as the part's, when it is one of the library's words."""
+    airflow = device.data.get("airflow")
+    if airflow is None:
+        return
+    if airflow in get_args(Airflow):
+        entry["airflow"] = airflow
+    else:
+        notes.append(f"airflow {str(airflow)[:40]!r} is not one of NetBox's airflow values; left unknown.")
 
 
 def part_id(device: DeviceFile) -> str:

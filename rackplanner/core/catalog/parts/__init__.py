@@ -18,6 +18,7 @@ from rackplanner.core.catalog.parts.boards import (
 )
 from rackplanner.core.catalog.parts.devices import Cpu, Drive, Gpu, Memory, Nic, NvlinkBridge, PcieSwitch
 from rackplanner.core.catalog.parts.llm import LlmModel
+from rackplanner.core.catalog.parts.panel import BAY_FACE_MM, Airflow, BaySize, DriveBays, rack_airflow
 from rackplanner.core.catalog.parts.rack import (
     MOUNTABLE_PARTS,
     LineName,
@@ -55,15 +56,19 @@ PART_KINDS: dict[str, type[Part]] = {
 }
 
 __all__ = [
+    "BAY_FACE_MM",
     "MOUNTABLE_PARTS",
     "PART_KINDS",
     "PCIE_GBS_PER_LANE",
+    "Airflow",
+    "BaySize",
     "BifurcationGroup",
     "Board",
     "Chassis",
     "Chipset",
     "Cpu",
     "Drive",
+    "DriveBays",
     "Frozen",
     "Generation",
     "Gpu",
@@ -91,4 +96,5 @@ __all__ = [
     "Server",
     "Slot",
     "SwitchOnBoard",
+    "rack_airflow",
 ]

@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import Field, model_validator
 
 from rackplanner.core.catalog.parts.base import Frozen, KebabId, Part
+from rackplanner.core.catalog.parts.panel import Airflow, DriveBays
 
 
 class Rack(Part):
@@ -87,6 +88,7 @@ class NetworkSwitch(Part):
     psu_count: int = Field(default=1, ge=1, le=64)
     inlet: Literal["iec-60320-c14", "iec-60320-c20", "iec-60320-c16"] = "iec-60320-c14"
     managed: bool = True
+    airflow: Airflow | None = None
 
 
 class PowerPort(Frozen):
@@ -112,6 +114,9 @@ class RackDevice(Part):
     interfaces: list[PortGroup] = Field(default_factory=list)
     # Out-of-band management ports (BMC/iDRAC/iLO) among the interfaces.
     mgmt_ports: int = Field(default=0, ge=0, le=256)
+    airflow: Airflow | None = None
+    # None when no source gives the bays; an empty list when the device has none.
+    drive_bays: list[DriveBays] | None = None
 
     @property
     def draw_w(self) -> float | None:

@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from rackplanner.core.catalog.parts.base import KebabId, Part
+from rackplanner.core.catalog.parts.panel import Airflow, DriveBays
 
 # --- enclosures, power ---------------------------------------------------------------
 
@@ -26,6 +27,9 @@ class Chassis(Part):
     psu_bays: int = Field(default=1, ge=0, le=64)
     weight_kg: float | None = Field(default=None, gt=0, le=1e5)
     fans_w: float | None = Field(default=None, ge=0, le=1e6)
+    airflow: Airflow | None = None
+    # None when no source gives the bays; an empty list when the case has none.
+    drive_bays: list[DriveBays] | None = None
 
 
 class Psu(Part):
