@@ -176,3 +176,20 @@ def test_parts_are_drawn_from_their_catalog_figures(qtbot: QtBot, tmp_path: Path
     leaf = row.items_by_device[("rack-1", "hdr-leaf")]
     assert leaf[0].look.airflow == "rear-to-front"
     assert "Airflow: rear-to-front, front-to-rear in the rack (mounted facing the rear)" in leaf[0].toolTip()
+
+
+@pytest.mark.parametrize("board_id", ["hgx-a100-4gpu", "dgx-a100-baseboard", "hgx-h100-8gpu"])
+def test_host_slots_of_a_gpu_baseboard_sit_below_it(catalog: Catalog, board_id: str) -> None:
+    from rackplanner.core.catalog.parts import Board
+    from rackplanner.draw.board import slot_layout
+
+    board = catalog.get_as(board_id, Board)
+    assert board is not None
+    geometry = slot_layout(board)
+    modules = [g.rect for g in geometry if g.slot.kind == "sxm"]
+    host = [g.rect for g in geometry if g.slot.kind != "sxm"]
+    # catalog/board.yaml: each of these boards has SXM bays and PCIe slots for its NICs.
+    assert modules and host
+    baseboard_bottom = max(r.bottom() for r in modules)
+    assert all(r.top() > baseboard_bottom for r in host)
+    assert not any(m.intersects(n) for i, m in enumerate(modules) for n in modules[i + 1 :])

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
 from rackplanner.core.catalog.loading import Catalog
@@ -135,3 +135,41 @@ def test_show_in_catalog_clears_a_filter_that_hides_the_part(qtbot: QtBot, tmp_p
     assert canvas is not None
     action(canvas.card_menu("pciex16-g5-1"), "Show in catalog").trigger()
     assert palette.selected_part_id() == "rtx-3090"
+
+
+def test_the_menu_key_opens_the_menu_of_the_selected_device(qtbot: QtBot, tmp_path: Path, catalog: Catalog) -> None:
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QContextMenuEvent
+
+    window = shown_window(qtbot, tmp_path, catalog, EXAMPLES / "colo-rack.json")
+    rack = window.tabs.currentWidget()
+    assert isinstance(rack, RackRowCanvas)
+    shown: list[tuple[list[str], QPoint]] = []
+
+    class Recording(QMenu):
+        def exec(self, at: QPoint) -> None:  # type: ignore[override]
+            shown.append(([a.text() for a in self.actions()], at))
+
+    real_menu = rack.device_menu
+
+    def recording_menu(item: object) -> QMenu:
+        menu = Recording(rack)
+        menu.addActions(real_menu(item).actions())  # type: ignore[arg-type]
+        return menu
+
+    rack.device_menu = recording_menu  # type: ignore[method-assign]
+    rack.setFocus()
+    qtbot.keyClick(rack, Qt.Key.Key_Up)
+    qtbot.keyClick(rack, Qt.Key.Key_Up)
+    assert rack.selected_devices() == [("rack-1", "gpu-2")]
+    # The menu key sends a keyboard context-menu event at a point of Qt's choosing (here the corner):
+    # the menu is the selected server's, shown over it.
+    event = QContextMenuEvent(
+        QContextMenuEvent.Reason.Keyboard, QPoint(0, 0), rack.viewport().mapToGlobal(QPoint(0, 0))
+    )
+    QApplication.sendEvent(rack.viewport(), event)
+    assert len(shown) == 1 and "Open GPU 2" in shown[0][0]
+    # A full-depth server has a block on each face; the menu stands over one of them.
+    blocks = rack.items_by_device[("rack-1", "gpu-2")]
+    centres = [rack.viewport().mapToGlobal(rack.mapFromScene(b.sceneBoundingRect().center())) for b in blocks]
+    assert shown[0][1] in centres

@@ -464,3 +464,35 @@ def test_a_dragged_card_is_drawn_to_its_length_and_slots(qtbot: QtBot, catalog: 
     dock.view.setCurrentIndex(dock.proxy_index_of("rtx-3090"))
     dock.view.startDrag(Qt.DropAction.CopyAction)
     assert dock.shelf_part_ids(RECENT_TITLE) == []
+
+
+def test_the_menu_key_opens_the_current_parts_menu(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    dock = empty_dock(qtbot, catalog, tmp_path)
+    opened: list[tuple[str, QPoint]] = []
+    real_menu = dock.context_menu_for
+
+    class Shown:
+        """The real menu, shown without blocking: where it would pop up is recorded."""
+
+        def __init__(self, part_id: str) -> None:
+            self.menu = real_menu(part_id)
+            self.part_id = part_id
+
+        def exec(self, at: QPoint) -> None:
+            opened.append((self.part_id, at))
+
+        def deleteLater(self) -> None:
+            self.menu.deleteLater()
+
+    dock.context_menu_for = Shown  # type: ignore[assignment,method-assign]
+    dock.resize(300, 700)
+    dock.show()
+    qtbot.waitExposed(dock)
+    index = dock.proxy_index_of("rtx-3090")
+    dock.view.scrollTo(index)
+    dock.view.setCurrentIndex(index)
+    qtbot.keyClick(dock.view, Qt.Key.Key_Menu)
+    qtbot.keyClick(dock.view, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    # Both keys open the current row's menu, under the row (not at the mouse).
+    under_row = dock.view.viewport().mapToGlobal(dock.view.visualRect(index).center())
+    assert opened == [("rtx-3090", under_row), ("rtx-3090", under_row)]

@@ -41,6 +41,9 @@ LABEL_WIDTH_MM = 78.0
 # Boards that do not give slot positions (GPU servers with switch boards and risers) are
 # drawn with one double-width bay per slot, so two-slot cards do not overlap.
 BAY_SLOTS = 2
+SXM_WIDTH_MM = 92.0
+SXM_PITCH_MM = 102.0
+SXM_ROW_MM = 124.0  # a module and its two-line bay label
 SOCKET_MM = 58.0
 DIMM_LENGTH_MM = 133.0
 DIMM_WIDTH_MM = 6.0
@@ -267,8 +270,9 @@ class BoardDrawing:
             width = part.slot_width or 2
             length = part.length_mm or DEFAULT_CARD_LENGTH_MM
             watts = f"{power_limit_w:g} W (limit)" if power_limit_w else f"{part.tdp_w:g} W"
-            size = "module" if slot_item.slot.kind == "sxm" else f"{width}-slot"
-            text = f"{part.model}\n{part.vram_gb:g} GB · {watts} · {size}"
+            # A module's size is its bay's; a card's is the slots it covers.
+            size = "" if slot_item.slot.kind == "sxm" else f" · {width}-slot"
+            text = f"{part.model}\n{part.vram_gb:g} GB · {watts}{size}"
         elif isinstance(part, Nic):
             kind, width, length = "nic", part.slot_width, part.length_mm or 168.0
             text = f"{part.model}\n{part.ports} x {part.port_speed_gbps:g} Gb/s"
@@ -394,6 +398,15 @@ def slot_layout(board: Board, bay_slots: int = BAY_SLOTS) -> list[SlotGeometry]:
     left = LABEL_WIDTH_MM + BOARD_MARGIN_MM
     top = SOCKET_MM + 40
     geometry: list[SlotGeometry] = []
+    sxm = [s for s in board.slots if s.kind == "sxm"]
+    for index, slot in enumerate(sxm):
+        col, row = index % 4, index // 4
+        geometry.append(
+            SlotGeometry(slot, QRectF(left + col * SXM_PITCH_MM, top + row * SXM_ROW_MM, SXM_WIDTH_MM, 100))
+        )
+    if sxm:
+        # The GPU baseboard comes first; the host's PCIe slots (NICs, storage) go below it.
+        top += ((len(sxm) + 3) // 4) * SXM_ROW_MM + SLOT_PITCH_MM
     pcie = [s for s in board.slots if s.kind == "pcie"]
     positions = [s.position for s in pcie]
     use_positions = all(p is not None for p in positions)
@@ -402,16 +415,12 @@ def slot_layout(board: Board, bay_slots: int = BAY_SLOTS) -> list[SlotGeometry]:
         row = (slot.position - base) if use_positions and slot.position is not None else index * bay_slots
         length = CONNECTOR_MM.get(slot.physical_lanes, 89.0)
         geometry.append(SlotGeometry(slot, QRectF(left, top + row * SLOT_PITCH_MM, length, SLOT_HEIGHT_MM)))
-    rows = max((int((g.rect.top() - top) / SLOT_PITCH_MM) for g in geometry), default=-1) + 1
+    rows = max((int((g.rect.top() - top) / SLOT_PITCH_MM) for g in geometry if g.slot.kind == "pcie"), default=-1) + 1
     m2 = [s for s in board.slots if s.kind == "m2"]
     for index, slot in enumerate(m2):
         x = left + 110
         y = top + (rows + 2 + index * 1.5) * SLOT_PITCH_MM
         geometry.append(SlotGeometry(slot, QRectF(x, y, *M2_SIZE_MM)))
-    sxm = [s for s in board.slots if s.kind == "sxm"]
-    for index, slot in enumerate(sxm):
-        col, row = index % 4, index // 4
-        geometry.append(SlotGeometry(slot, QRectF(left + col * 90, top + row * 110, 80, 100)))
     return geometry
 
 

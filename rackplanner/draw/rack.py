@@ -235,6 +235,12 @@ class DeviceBlock(QGraphicsRectItem):
             painter.translate(rect.center())
             painter.rotate(-90)
             turned = QRectF(-rect.height() / 2 + 8, -rect.width() / 2, rect.height() - 16, rect.width())
+            # On a plate of its own, so the outlets it crosses do not break the letters.
+            plate = QFontMetricsF(self._font).boundingRect(turned, Qt.AlignmentFlag.AlignCenter, self._label)
+            painter.setBrush(QBrush(QColor(29, 35, 48, 225)))
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.drawRoundedRect(plate.adjusted(-4, -2, 4, 2), 3, 3)
+            painter.setPen(self._label_colour)
             painter.drawText(turned, Qt.AlignmentFlag.AlignCenter, self._label)
             painter.restore()
         else:

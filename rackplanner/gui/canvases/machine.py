@@ -37,7 +37,7 @@ from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import PartCount
 from rackplanner.core.plan.resolve import board_of
 from rackplanner.draw.board import SELECT_EDGE, BoardDrawing, CardShape, SlotItem, drawing_key
-from rackplanner.gui.canvases.part_menu import add_part_entries
+from rackplanner.gui.canvases.part_menu import add_part_entries, menu_point
 from rackplanner.gui.canvases.zoom_view import ZoomView
 from rackplanner.gui.document import ChangeSet, PlanDocument
 from rackplanner.gui.mime import card_from_mime, card_mime, part_from_mime
@@ -400,12 +400,13 @@ class MachineCanvas(ZoomView):
         super().mouseDoubleClickEvent(event)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        item = self.itemAt(event.pos())
+        pos = menu_point(self, event, CardItem)
+        item = self.itemAt(pos)
         while item is not None and not isinstance(item, CardItem):
             item = item.parentItem()
         menu = self.card_menu(item.slot_id) if isinstance(item, CardItem) else self.board_menu()
         if not menu.isEmpty():
-            menu.exec(event.globalPos())
+            menu.exec(self.viewport().mapToGlobal(pos))
 
     def board_menu(self) -> QMenu:
         """The board's (or server's) context menu: Show in catalog, Properties."""

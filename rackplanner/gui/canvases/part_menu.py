@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QMenu, QWidget
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtWidgets import QGraphicsView, QMenu, QWidget
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.gui.dialogs.properties import PropertiesDialog
@@ -29,6 +31,19 @@ def add_part_entries(
     menu.addSeparator()
     menu.addAction("Show in catalog", lambda: show_in_catalog(owner, part_id))
     menu.addAction("Properties…", lambda: show_properties(owner, catalog, part_id))
+
+
+def menu_point(view: QGraphicsView, event: QContextMenuEvent, kind: type) -> QPoint:
+    """Where a context menu is about, in viewport pixels: the mouse, or for the menu key the selected item."""
+    if event.reason() != QContextMenuEvent.Reason.Keyboard:
+        return event.pos()
+    scene = view.scene()
+    selected = [item for item in scene.selectedItems() if isinstance(item, kind)] if scene else []
+    if selected:
+        # The first in reading order: a full-depth device's front block before its rear one.
+        first = min(selected, key=lambda item: (item.sceneBoundingRect().top(), item.sceneBoundingRect().left()))
+        return view.mapFromScene(first.sceneBoundingRect().center())
+    return view.viewport().rect().center()
 
 
 def show_in_catalog(owner: QWidget, part_id: str) -> None:

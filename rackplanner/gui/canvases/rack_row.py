@@ -50,7 +50,7 @@ from rackplanner.draw.rack import (
     RackGeometry,
     RowDrawing,
 )
-from rackplanner.gui.canvases.part_menu import add_part_entries
+from rackplanner.gui.canvases.part_menu import add_part_entries, menu_point
 from rackplanner.gui.canvases.rack_drop import DragInfo, apply_drop, move_arguments
 from rackplanner.gui.canvases.zoom_view import ZoomView
 from rackplanner.gui.document import ChangeSet, PlanDocument
@@ -396,9 +396,9 @@ class RackRowCanvas(ZoomView):
             self.open_machine.emit(device.machine)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        point = self.mapToScene(event.pos())
-        rack_id = self._rack_at(point)
-        item = self.itemAt(event.pos())
+        pos = menu_point(self, event, DeviceItem)
+        rack_id = self._rack_at(self.mapToScene(pos))
+        item = self.itemAt(pos)
         while item is not None and not isinstance(item, DeviceItem):
             item = item.parentItem()
         menu = self.device_menu(item) if isinstance(item, DeviceItem) else QMenu(self)
@@ -408,7 +408,7 @@ class RackRowCanvas(ZoomView):
             if self.selected_devices():
                 menu.addAction("Unmount selected", self.delete_selected)
         if not menu.isEmpty():
-            menu.exec(event.globalPos())
+            menu.exec(self.viewport().mapToGlobal(pos))
 
     def device_menu(self, item: DeviceItem) -> QMenu:
         """Open (a server), feeds (a PDU), Duplicate, Unmount, Show in catalog, Properties."""

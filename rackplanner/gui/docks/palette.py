@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QPoint, QSettings, Qt, Signal
-from PySide6.QtGui import QDrag
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSettings, Qt, Signal
+from PySide6.QtGui import QDrag, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -116,6 +116,8 @@ class PaletteDock(QDockWidget):
         self.empty_hint.linkActivated.connect(lambda _link: self.clear_filters())
         self.view.activated.connect(self._on_activated)
         self.view.customContextMenuRequested.connect(self._show_context_menu)
+        # The menu key and Shift+F10 open the current part's menu under it, as a right-click does.
+        self.view.installEventFilter(self)
         document.reset.connect(self._on_reset)
 
         self._set_expanded(EXPANDED_BY_DEFAULT | {SHELF_KIND})
@@ -292,6 +294,16 @@ class PaletteDock(QDockWidget):
             menu = self.context_menu_for(str(part_id))
             menu.exec(self.view.viewport().mapToGlobal(pos))
             menu.deleteLater()  # one menu per right-click: not kept as the dock's child
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.view and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            shift_f10 = event.key() == Qt.Key.Key_F10 and event.modifiers() == Qt.KeyboardModifier.ShiftModifier
+            if event.key() == Qt.Key.Key_Menu or shift_f10:
+                index = self.view.currentIndex()
+                if index.isValid():
+                    self._show_context_menu(self.view.visualRect(index).center())
+                return True
+        return super().eventFilter(watched, event)
 
     def _on_reset(self) -> None:
         # The catalog may have been reloaded with the plan.
