@@ -127,6 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REAL.txt",
         help="a real `nvidia-smi topo -m` printout: list the cells that differ and their likely cause (exit 1)",
     )
+    topo.add_argument(
+        "--lspci",
+        type=Path,
+        metavar="TREE.txt",
+        help="the same machine's `lspci -tv` (also read from the --compare file when it holds both): "
+        "numbers GPUs by PCI address and settles which slots share a host bridge",
+    )
 
     power = sub.add_parser(
         "power",
@@ -292,7 +299,9 @@ def _dispatch(args: argparse.Namespace, catalog: Catalog, commands: ModuleType) 
     if args.command == "check":
         return int(commands.check(args.plan, catalog, as_json=args.json))
     if args.command == "topo":
-        return int(commands.topo(args.plan, catalog, args.machine, as_json=args.json, compare=args.compare))
+        return int(
+            commands.topo(args.plan, catalog, args.machine, as_json=args.json, compare=args.compare, lspci=args.lspci)
+        )
     if args.command == "power":
         return int(commands.power(args.plan, catalog, args.rack, as_json=args.json))
     if args.command == "import-netbox":

@@ -22,7 +22,7 @@ from rackplanner.core.machine.topology.compare import (
     MAX_MATRIX_BYTES,
     compare_topology,
     format_comparison,
-    parse_topo_matrix,
+    read_real_machine,
 )
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.summary import format_summary, summarize
@@ -58,8 +58,19 @@ def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
     return 0
 
 
-def topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: bool, compare: Path | None = None) -> int:
-    """Print each machine's topology; with ``compare``, the cells that differ from a real ``topo -m`` (exit 1)."""
+def topo(
+    path: Path,
+    catalog: Catalog,
+    machine_name: str | None,
+    *,
+    as_json: bool,
+    compare: Path | None = None,
+    lspci: Path | None = None,
+) -> int:
+    """Print each machine's topology; with ``compare``, the cells that differ from a real ``topo -m`` (exit 1).
+
+    ``lspci`` is the machine's ``lspci -tv`` (else read from the ``compare`` file when it holds one too).
+    """
     plan = load_plan(path, catalog)
     machines = [m for m in plan.machines if machine_name is None or machine_name in (m.id, m.name)]
     if not machines:
@@ -67,11 +78,15 @@ def topo(path: Path, catalog: Catalog, machine_name: str | None, *, as_json: boo
         raise InputError(f"{path}: no machine {machine_name!r} (machines: {known})")
     analysis = analyse(plan, catalog)
     topologies = [analysis.topology(m) for m in machines]
+    if lspci is not None and compare is None:
+        raise InputError(f"{lspci}: --lspci goes with --compare (the nvidia-smi topo -m of the same machine)")
     if compare is not None:
         if len(machines) != 1:
             raise InputError(f"{path}: --compare needs one machine; choose it with --machine (of {len(machines)})")
-        real = parse_topo_matrix(read_text(compare, what="topology matrix", max_bytes=MAX_MATRIX_BYTES), str(compare))
-        result = compare_topology(topologies[0], real, machines[0].host.numa_per_socket)
+        text = read_text(compare, what="topology matrix", max_bytes=MAX_MATRIX_BYTES)
+        tree_text = read_text(lspci, what="lspci -tv tree", max_bytes=MAX_MATRIX_BYTES) if lspci else None
+        real, tree = read_real_machine(text, str(compare), tree_text)
+        result = compare_topology(topologies[0], real, machines[0].host.numa_per_socket, tree)
         if as_json:
             print(strict_json(dataclasses.asdict(result) | {"matches": result.matches}))
         else:

@@ -379,3 +379,20 @@ def test_compare_with_a_real_matrix_from_the_dock(qtbot: QtBot, catalog: Catalog
     junk.write_text("hello", encoding="utf-8")
     bad = dock.compare_with(junk)
     assert bad is not None and "junk.txt: no nvidia-smi topo -m matrix found" in bad.text.toPlainText()
+
+
+def test_compare_reads_an_lspci_tree_in_the_same_file(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    topo_dir = Path(__file__).parent / "data" / "topo"
+    stem = "02-puget-wrx90-2x-rtx6000ada"
+    document = PlanDocument(load_plan(topo_dir / f"{stem}.json", catalog), catalog)
+    document.set_current_machine(document.plan.machines[0].id)
+    dock = open_dock(qtbot, document)
+    both = tmp_path / "topo-and-lspci.txt"
+    matrix = (topo_dir / f"{stem}.txt").read_text(encoding="utf-8")
+    both.write_text(matrix + "\n" + (topo_dir / f"{stem}.lspci.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    dialog = dock.compare_with(both)
+    assert dialog is not None
+    text = dialog.text.toPlainText()
+    # 02's lspci -tv: both RTX 6000 Ada under host bridge 0000:c0, which settles the PHB cell.
+    assert "1 settled by lspci -tv" in text and "sit under one host bridge 0000:c0" in text
+    assert "Not checked" not in text and "The plan matches the machine." in text

@@ -51,6 +51,10 @@ REAL = {
     # github.com/noonghunna/club-3090 issue 1125, H12SSL-NT with an EPYC 7302P, SMT off (0-15): two
     # RTX 3090 on different host bridges print NODE, as the plan's slots A and B do.
     "15-h12ssl-nt-7302p-2x-rtx3090-club3090-1125": (1, {}, None, {}),
+    # github.com/Czyszka/nanoserve-mini @ea27445d, Supermicro SYS-521GE-TNRT (X13DEG-OA, Emerald
+    # Rapids, SNC-2): two GPUs per Gen5 switch (PIX), two switches per socket (NODE), SYS across;
+    # both switches of a socket on its first sub-NUMA node (NUMA affinity 0 and 2).
+    "16-supermicro-sys-521ge-tnrt-8x-h200nvl": (28, {}, None, {}),
 }
 
 

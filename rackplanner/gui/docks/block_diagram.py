@@ -39,7 +39,7 @@ from rackplanner.core.machine.topology.compare import (
     MAX_MATRIX_BYTES,
     compare_topology,
     format_comparison,
-    parse_topo_matrix,
+    read_real_machine,
 )
 from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Machine
@@ -416,9 +416,10 @@ class BlockDiagramDock(LiveDock):
             return None
         try:
             text = read_text(path, what="topology matrix", max_bytes=MAX_MATRIX_BYTES)
+            # A file holding both nvidia-smi topo -m and lspci -tv is read for both.
+            real, tree = read_real_machine(text, path.name)
             result = format_comparison(
-                compare_topology(self.topology, parse_topo_matrix(text, path.name), machine.host.numa_per_socket),
-                path.name,
+                compare_topology(self.topology, real, machine.host.numa_per_socket, tree), path.name
             )
         except InputError as exc:
             result = f"{exc}\n"

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from rackplanner.core.errors import InputError
+from rackplanner.core.machine.topology.lspci import PciDevice, gpus_in_bus_order, parse_lspci_tree, shared_bridge_path
 from rackplanner.core.machine.topology.model import Topology
 
 UNKNOWN_HOST_BRIDGE = "which slots share a PCIe host bridge on this board is not known (PHB or NODE)"
@@ -105,15 +106,38 @@ class Comparison:
     # PHB in the machine where the plan says NODE between x16 links of a board whose host
     # bridges the catalog does not know: not a difference the plan can be held to.
     unchecked: list[CellDifference] = field(default_factory=list)
+    # Such cells that an lspci -tv tree settles: the cause names the shared host bridge and slots.
+    settled: list[CellDifference] = field(default_factory=list)
+    # GPUk -> its PCI address and host bridge, where an lspci -tv tree was given.
+    addresses: dict[str, str] = field(default_factory=dict)
 
     @property
     def matches(self) -> bool:
         return not self.differences and not self.problems
 
 
-def compare_topology(plan: Topology, real: RealTopology, numa_per_socket: int = 1) -> Comparison:
-    """Cell by cell: the plan's GPUs by number, NICs by driver name (mlx5_0) where both have one, else by number."""
+def read_real_machine(text: str, origin: str, tree_text: str | None = None) -> tuple[RealTopology, list[PciDevice]]:
+    """The ``topo -m`` matrix in ``text`` and the ``lspci -tv`` tree in ``tree_text``, or in ``text`` when it
+    holds both (an empty tree when there is none there)."""
+    real = parse_topo_matrix(text, origin)
+    if tree_text is not None:
+        return real, parse_lspci_tree(tree_text, origin)
+    try:
+        return real, parse_lspci_tree(text, origin)
+    except InputError:
+        return real, []
+
+
+def compare_topology(
+    plan: Topology, real: RealTopology, numa_per_socket: int = 1, tree: list[PciDevice] | None = None
+) -> Comparison:
+    """Cell by cell: the plan's GPUs by number, NICs by driver name (mlx5_0) where both have one, else by number.
+
+    With an ``lspci -tv`` tree, GPUk is the k-th NVIDIA GPU by PCI address (nvidia-smi's order), and
+    the cells the catalog cannot check (which slots share a host bridge) are settled by it.
+    """
     problems: list[str] = []
+    placed = _gpus_in_tree(tree or [], real, problems)
     if len(plan.gpus) != len(real.gpus):
         problems.append(
             f"the plan has {len(plan.gpus)} GPUs, the machine shows {len(real.gpus)}: a card missing, a dual-GPU "
@@ -129,6 +153,7 @@ def compare_topology(plan: Topology, real: RealTopology, numa_per_socket: int = 
     names = [n for n in [*plan.gpus, *plan.nics] if n in mapping]
     differences: list[CellDifference] = []
     unchecked: list[CellDifference] = []
+    settled: list[CellDifference] = []
     unsure = {frozenset((p.a, p.b)) for p in plan.pairs if p.host_bridge_unknown}
     cells = agree = 0
     for i, a in enumerate(names):
@@ -139,7 +164,11 @@ def compare_topology(plan: Topology, real: RealTopology, numa_per_socket: int = 
                 agree += 1
                 continue
             if theirs == "PHB" and frozenset((a, b)) in unsure:
-                unchecked.append(CellDifference(a, b, mine, theirs, UNKNOWN_HOST_BRIDGE))
+                seen = _tree_settles(plan, placed, a, b, theirs)
+                if seen is not None:
+                    settled.append(CellDifference(a, b, mine, theirs, seen))
+                else:
+                    unchecked.append(CellDifference(a, b, mine, theirs, UNKNOWN_HOST_BRIDGE))
                 continue
             differences.append(
                 CellDifference(a, b, mine, theirs, likely_cause(plan, a, b, mine, theirs, numa_per_socket))
@@ -162,7 +191,41 @@ def compare_topology(plan: Topology, real: RealTopology, numa_per_socket: int = 
             )
             grouped.setdefault(text, []).append(gpu)
     problems += [f"{', '.join(gpus)}: {text}" for text, gpus in grouped.items()]
-    return Comparison(cells=cells, agree=agree, differences=differences, problems=problems, unchecked=unchecked)
+    addresses = {gpu: f"{dev.address} (host bridge {dev.host_bridge})" for gpu, dev in placed.items()}
+    return Comparison(
+        cells=cells,
+        agree=agree,
+        differences=differences,
+        problems=problems,
+        unchecked=unchecked,
+        settled=settled,
+        addresses=addresses,
+    )
+
+
+def _gpus_in_tree(tree: list[PciDevice], real: RealTopology, problems: list[str]) -> dict[str, PciDevice]:
+    """GPUk -> its device in the tree, when the tree shows as many GPUs as the matrix (else said, and none)."""
+    if not tree:
+        return {}
+    gpus = gpus_in_bus_order(tree)
+    if len(gpus) != len(real.gpus):
+        problems.append(
+            f"the lspci -tv tree shows {len(gpus)} NVIDIA GPUs, the matrix {len(real.gpus)}: the tree is not used"
+        )
+        return {}
+    return {f"GPU{index}": device for index, device in enumerate(gpus)}
+
+
+def _tree_settles(plan: Topology, placed: dict[str, PciDevice], a: str, b: str, theirs: str) -> str | None:
+    """Why the machine prints ``theirs`` for a and b, from the tree; None when it does not show that."""
+    if a not in placed or b not in placed or shared_bridge_path(placed[a], placed[b]) != theirs:
+        return None
+    da, db = plan.device(a), plan.device(b)
+    return (
+        f"lspci -tv: {a} ({placed[a].address}) and {b} ({placed[b].address}) sit under one host bridge "
+        f"{placed[a].host_bridge}, so on this board {da.slot_label} and {db.slot_label} share one "
+        "(the catalog does not say which slots do)"
+    )
 
 
 def _nic_map(plan: Topology, real: RealTopology) -> dict[str, str]:
@@ -217,7 +280,12 @@ def likely_cause(plan: Topology, a: str, b: str, mine: str, theirs: str, numa_pe
 def format_comparison(result: Comparison, origin: str) -> str:
     """The comparison as a person reads it: a count, then each differing cell grouped by its likely cause."""
     unchecked = f", {len(result.unchecked)} not checked" if result.unchecked else ""
-    out = [f"Compared with {origin}: {result.agree} of {result.cells} cells agree{unchecked}."]
+    settled = f", {len(result.settled)} settled by lspci -tv" if result.settled else ""
+    out = [f"Compared with {origin}: {result.agree} of {result.cells} cells agree{settled}{unchecked}."]
+    if result.addresses:
+        out.append("  GPUs by PCI bus order (lspci -tv): " + ", ".join(f"{g} {a}" for g, a in result.addresses.items()))
+    for diff in result.settled:
+        out.append(f"  {diff.a}-{diff.b} plan {diff.plan} / real {diff.real}: {diff.cause}.")
     if result.unchecked:
         cells = ", ".join(f"{d.a}-{d.b} plan {d.plan} / real {d.real}" for d in result.unchecked)
         out.append(f"  Not checked ({len(result.unchecked)}): {UNKNOWN_HOST_BRIDGE}:\n      {cells}")
