@@ -305,3 +305,22 @@ def test_hgx_a100_four_gpu_board(catalog: Catalog) -> None:
     gpu_pairs = [p for p in topo.pairs if p.a in topo.gpus and p.b in topo.gpus]
     assert len(gpu_pairs) == 6 and {(p.code, p.gbs) for p in gpu_pairs} == {("NV4", 100.0)}
     assert all(len(topo.device(g).chain) == 1 for g in topo.gpus)
+
+
+def test_sapphire_rapids_server_with_sub_numa_clusters(catalog: Catalog) -> None:
+    cards = [{"slot": f"gpu{i}", "part": "h100-nvl"} for i in range(1, 9)]
+    # catalog/cpu.yaml: Xeon Gold 6448Y, Sapphire Rapids (4th gen), 32 cores, LGA4677; the X13DEG-OA
+    # data sheet: 5th Gen Intel Xeon / 4th Gen Intel Xeon Scalable.
+    machine = _machine(server="sys-521ge-tnrt", cpu="xeon-gold-6448y", cpu_count=2, cards=cards)
+    topo = derive_topology(machine, catalog)
+    assert [f.message for f in check_machine(machine, catalog, topo) if f.severity == "error"] == []
+    # NPS1/SNC off: one NUMA node per socket; SNC-2 as in tests/data/topo/16: nodes 0 and 2.
+    assert [topo.device(g).numa_node for g in topo.gpus] == [0, 0, 0, 0, 1, 1, 1, 1]
+    snc2 = machine.model_copy(update={"host": HostSettings(numa_per_socket=2)})
+    split = derive_topology(snc2, catalog)
+    assert [split.device(g).numa_node for g in split.gpus] == [0, 0, 0, 0, 2, 2, 2, 2]
+    assert split.matrix["GPU0"]["GPU1"] == "PIX" and split.matrix["GPU0"]["GPU2"] == "NODE"
+    assert split.matrix["GPU3"]["GPU4"] == "SYS"
+    # Without its second CPU, the four GPUs behind CPU1's two switches are not seen.
+    lone = derive_topology(machine.model_copy(update={"cpu_count": 1}), catalog)
+    assert lone.dead_slots == ["gpu5", "gpu6", "gpu7", "gpu8"]
