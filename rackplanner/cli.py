@@ -237,6 +237,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--svg", type=Path, metavar="DIR", help="write each rack's elevation, front and rear, as SVG")
     export.add_argument("--png", type=Path, metavar="DIR", help="write each rack's elevation, front and rear, as PNG")
+    export.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE.csv",
+        help="your price list (columns part, price, currency, date, note): its prices replace the catalog's "
+        "in this export (File → Import Price List… keeps them in the plan)",
+    )
     export.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
     export.add_argument("--json", action="store_true", help="machine-readable output")
     return parser

@@ -25,6 +25,7 @@ from rackplanner.core.machine.topology.compare import (
     read_real_machine,
 )
 from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.model import Plan
 from rackplanner.core.plan.summary import format_summary, summarize
 from rackplanner.core.rack.power_text import format_power
 
@@ -265,6 +266,8 @@ def export(args: argparse.Namespace, catalog: Catalog) -> int:
             "export: give at least one of --pdf OUT.pdf, --csv OUT.csv, --netbox DIR, --svg DIR, --png DIR"
         )
     plan = load_plan(args.plan, catalog)
+    if args.prices is not None:
+        plan = with_price_list(plan, args.prices, catalog)
     result = export_report(plan, catalog, pdf=args.pdf, csv=args.csv, page_size=args.page_size)
     data: dict[str, object] = {
         "pdf": str(result.pdf.path) if result.pdf else None,
@@ -293,6 +296,21 @@ def export(args: argparse.Namespace, catalog: Catalog) -> int:
             lines.append(f"wrote {len(paths)} rack elevation{'s' if len(paths) != 1 else ''} to {folder}")
     print(strict_json(data) if args.json else "\n".join(lines))
     return 0
+
+
+def with_price_list(plan: Plan, path: Path, catalog: Catalog) -> Plan:
+    """The plan with a user's price list applied; InputError naming rows the catalog cannot price."""
+    from datetime import date
+
+    from rackplanner.core.catalog.prices import read_price_csv
+    from rackplanner.core.plan import edits
+    from rackplanner.core.plan.edits.base import EditRefused
+
+    quotes = read_price_csv(path, date.today())
+    try:
+        return edits.import_price_list(plan, quotes=quotes, name=str(path), catalog=catalog).plan
+    except EditRefused as exc:
+        raise InputError(str(exc)) from None
 
 
 def import_netbox_export(args: argparse.Namespace, catalog: Catalog) -> int:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import date
 
 import pytest
 
 from rackplanner.core.bom import CSV_COLUMNS, NO_PRICE, Bom, BomLine, bom_csv, build_bom, format_usd
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import load_plan
-from rackplanner.core.plan.model import PartCount, Plan
+from rackplanner.core.plan.model import PartCount, Plan, UserPrice
 from tests.conftest import EXAMPLES
 
 
@@ -23,8 +24,8 @@ def _line(bom: Bom, group: str, part: str) -> BomLine:
 
 
 def test_home_rig_total_by_hand(catalog: Catalog) -> None:
-    bom = build_bom(_plan("home-rig-2x3090.json", catalog), catalog)
-    # catalog/cpu.yaml: ryzen-9-7950x price_usd 699 (2022-08-30); catalog/gpu.yaml: rtx-3090 price_usd 1499.
+    bom = build_bom(_plan("home-rig-2x3090.json", catalog), catalog, today=date(2026, 11, 25))
+    # catalog/prices/prices-2026-11.yaml: ryzen-9-7950x 699 (2022-08-30); rtx-3090 1499 (2020-09-01).
     # The board, case, DIMMs, PSU, M.2 drive and NVLink bridge have no price in the catalog.
     assert catalog.get("ryzen-9-7950x").price_usd == 699  # type: ignore[union-attr]
     assert catalog.get("rtx-3090").price_usd == 1499  # type: ignore[union-attr]
@@ -35,7 +36,11 @@ def test_home_rig_total_by_hand(catalog: Catalog) -> None:
     gpu = _line(bom, "home-rig", "rtx-3090")
     assert (gpu.quantity, gpu.extended_price_usd, gpu.price_origin) == (2, 2998, "catalog")
     assert gpu.price_date is not None and gpu.price_date.isoformat() == "2020-09-01"
-    assert "tomshardware" in gpu.price_source.lower() or "holynerdvana" in gpu.price_source
+    # The price's own source (the price book names the page that gives the launch price), its kind,
+    # and more than a year old on 2026-11-25.
+    assert "launch price $1,499" in gpu.price_source and "chipversus.com" in gpu.price_source
+    assert gpu.price_kind == "launch" and gpu.price_stale
+    assert bom.totals.stale_parts == 2
     # Not a silent zero: a part without a price has no unit or extended price at all.
     board = _line(bom, "home-rig", "proart-x670e-creator")
     assert board.unit_price_usd is None and board.extended_price_usd is None
@@ -71,7 +76,11 @@ def test_colo_rack_counts_and_no_double_counting(catalog: Catalog) -> None:
 
 def test_price_override_changes_the_total(catalog: Catalog) -> None:
     plan = _plan("colo-rack.json", catalog)
-    plan = plan.model_copy(update={"price_overrides_usd": {"a100-80gb-pcie": 9500.0, "apc-ap8886": 1200.0}})
+    plan = plan.model_copy(
+        update={
+            "user_prices": {"a100-80gb-pcie": UserPrice(price_usd=9500.0), "apc-ap8886": UserPrice(price_usd=1200.0)}
+        }
+    )
     bom = build_bom(plan, catalog)
     # 16 A100 x $9,500 + 2 AP8886 x $1,200, the plan's own prices.
     assert bom.totals.total_usd == pytest.approx(16 * 9500 + 2 * 1200)
@@ -84,7 +93,7 @@ def test_price_override_changes_the_total(catalog: Catalog) -> None:
     assert rack.rack_total_usd == pytest.approx(2 * 1200 + 16 * 9500)
     # Overriding a part the catalog prices replaces the catalog price.
     home = _plan("home-rig-2x3090.json", catalog)
-    home = home.model_copy(update={"price_overrides_usd": {"rtx-3090": 800.0}})
+    home = home.model_copy(update={"user_prices": {"rtx-3090": UserPrice(price_usd=800.0)}})
     assert build_bom(home, catalog).totals.total_usd == pytest.approx(699 + 2 * 800)
 
 

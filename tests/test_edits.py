@@ -235,10 +235,10 @@ def test_price_override(colo: Plan, catalog: Catalog) -> None:
     snapshot = plan_to_json(colo)
     priced = edits.set_price_override(colo, part="rtx-3090", price_usd=750.0, catalog=catalog)
     unchanged(colo, snapshot)
-    assert priced.plan.price_overrides_usd == {"rtx-3090": 750.0}
+    assert {k: v.price_usd for k, v in priced.plan.user_prices.items()} == {"rtx-3090": 750.0}
     assert priced.changes == {Change.BOM}
     restored = edits.set_price_override(priced.plan, part="rtx-3090", price_usd=None, catalog=catalog)
-    assert restored.plan.price_overrides_usd == {}
+    assert restored.plan.user_prices == {}
     with pytest.raises(EditRefused, match="cannot be negative"):
         edits.set_price_override(colo, part="rtx-3090", price_usd=-1, catalog=catalog)
 

@@ -2,7 +2,8 @@
 
 ``v1-*.json`` are the example plans as version 1 saved them (rows as free text) and a small
 plan with named rows; ``v2-*.json`` are the same plans in version 2 (rows as entries of
-``rows``, racks naming them by id); ``v3-*.json`` in version 3 (machines with ``host`` settings).
+``rows``, racks naming them by id); ``v3-*.json`` in version 3 (machines with ``host`` settings);
+``v4-*.json`` in version 4 (``user_prices`` with date and note instead of ``price_overrides_usd``).
 """
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ def _without_v2_fields(data: Any) -> Any:
         return data
     rows = {r["id"]: r["name"] for r in data.get("rows", [])}
     out = {k: v for k, v in data.items() if k not in ("rows", "schema_version")}
+    # Version 4: a bare price per part became a user price.
+    prices = out.pop("user_prices", None)
+    if prices is not None:
+        out["price_overrides_usd"] = {part: price["price_usd"] for part, price in prices.items()}
     for machine in out.get("machines", []):
         machine.pop("host", None)  # version 3
         for card in machine.get("cards", []):
@@ -109,23 +114,40 @@ def test_v2_migrates_to_the_stored_v3_file(v2: Path, catalog: Catalog) -> None:
     assert [m["host"] for m in after["machines"]] == [HostSettings().model_dump()] * len(before["machines"])
     for machine in after["machines"]:
         machine.pop("host")
-    assert {k: v for k, v in after.items() if k != "schema_version"} == {
-        k: v for k, v in before.items() if k != "schema_version"
+    assert {k: v for k, v in after.items() if k not in ("schema_version", "user_prices")} == {
+        k: v for k, v in before.items() if k not in ("schema_version", "price_overrides_usd")
     }
 
 
 @pytest.mark.parametrize("v3", fixtures(3), ids=lambda p: p.name)
-def test_v3_files_load_and_round_trip(v3: Path, catalog: Catalog, tmp_path: Path) -> None:
-    plan = load_plan(v3, catalog)
-    copy = tmp_path / v3.name
+def test_v3_migrates_to_the_stored_v4_file(v3: Path, catalog: Catalog) -> None:
+    migrated = load_plan(v3, catalog)
+    stored = load_plan(PLANS / v3.name.replace("v3-", "v4-", 1), catalog)
+    assert plan_to_json(migrated) == plan_to_json(stored)
+
+
+def test_v3_prices_become_user_prices(catalog: Catalog) -> None:
+    data = raw(PLANS / "v3-home-rig-2x3090.json")
+    data["price_overrides_usd"] = {"rtx-3090": 750.0}
+    plan = plan_from_data(data, origin="v3-home-rig-2x3090.json")
+    # Version 3 kept a bare number per part: version 4 keeps it with no date or note.
+    assert {k: (v.price_usd, v.price_date, v.note) for k, v in plan.user_prices.items()} == {
+        "rtx-3090": (750.0, None, "")
+    }
+
+
+@pytest.mark.parametrize("v4", fixtures(4), ids=lambda p: p.name)
+def test_v4_files_load_and_round_trip(v4: Path, catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(v4, catalog)
+    copy = tmp_path / v4.name
     save_plan(plan, copy)
-    assert copy.read_bytes() == v3.read_bytes()
+    assert copy.read_bytes() == v4.read_bytes()
     row_ids = {r.id for r in plan.rows}
     assert all(rack.row in row_ids for rack in plan.racks)
 
 
 def test_colo_example_row(catalog: Catalog) -> None:
-    plan = load_plan(PLANS / "v3-colo-rack.json", catalog)
+    plan = load_plan(PLANS / "v4-colo-rack.json", catalog)
     assert [(r.id, r.name) for r in plan.rows] == [("row-1", "row-1")]
     assert [r.row for r in plan.racks] == ["row-1"]
 

@@ -16,7 +16,7 @@ import pytest
 from rackplanner.core.bom import build_bom
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import load_plan
-from rackplanner.core.plan.model import Plan
+from rackplanner.core.plan.model import Plan, UserPrice
 from rackplanner.core.rack.power import rack_power
 from rackplanner.report import titles
 from rackplanner.report.facts import plan_facts
@@ -169,14 +169,14 @@ def test_home_rig_prices_dates_and_unpriced_parts(qapp: object, catalog: Catalog
     assert "plus 6 parts without a price (7 units)" in text
     assert "no price" in text
     # Catalog price sources are listed in full at the end of the BOM.
-    assert "Price sources" in text and "holynerdvana.blogspot.com" in text
+    assert "Price sources" in text and "chipversus.com" in text
     assert "Home rig" in text and "Machines not in a rack" in text
 
 
 @needs_pdftotext
 def test_price_override_is_marked(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
     plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
-    plan = plan.model_copy(update={"price_overrides_usd": {"rtx-3090": 800.0}})
+    plan = plan.model_copy(update={"user_prices": {"rtx-3090": UserPrice(price_usd=800.0)}})
     path = tmp_path / "override.pdf"
     export(plan, catalog, path)
     text = flat(page_text(path))

@@ -228,7 +228,7 @@ def test_fuzz_random_json_plans(
             "rows": JSON_VALUES,
             "racks": JSON_VALUES,
             "feeds": JSON_VALUES,
-            "price_overrides_usd": JSON_VALUES,
+            "user_prices": JSON_VALUES,
             "outlet_assignments": JSON_VALUES,
             "notes": JSON_VALUES,
         },

@@ -15,6 +15,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import QApplication
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Drive, Gpu, Nic, Pdu
+from rackplanner.core.catalog.prices import PriceQuote
 from rackplanner.core.plan import edits
 from rackplanner.core.plan.files import load_plan, plan_to_json
 from rackplanner.core.plan.model import PartCount, Plan
@@ -287,6 +289,18 @@ class Walker:
             return {"feed": self.pick([f.id for f in plan.feeds])}
         if kind == "set_price_override":
             return {"part": rng.choice([*CARDS, *PSUS]), "price_usd": rng.choice(PRICES), "catalog": catalog}
+        if kind == "import_price_list":
+            rows = [
+                PriceQuote(
+                    part=rng.choice([*CARDS, *PSUS, "ghost-part"]),
+                    price_usd=rng.choice([0.0, 99.5, 1234.0]),
+                    price_date=date(2026, 11, rng.randint(1, 25)),
+                    kind="quote",
+                    source=f"prices.csv row {n + 2}",
+                )
+                for n in range(rng.randint(0, 3))
+            ]
+            return {"quotes": rows, "name": "prices.csv", "catalog": catalog}
         if kind == "set_outlet_assignment":
             with_pdus = [r.id for r in plan.racks if any(d.part and catalog.get_as(d.part, Pdu) for d in r.devices)]
             rack_id = self.pick(with_pdus) if with_pdus else self.rack(plan)

@@ -44,6 +44,12 @@ ACTIONS = (
         "export_bom", "&Export BOM…", lambda w: w.export_bom(), tip="Bill of materials as a PDF report and a CSV"
     ),
     ActionSpec(
+        "import_prices",
+        "Import &Price List…",
+        lambda w: w.import_prices(),
+        tip="Your prices (CSV: part, price, currency, date, note), kept with the plan; they replace the catalog's",
+    ),
+    ActionSpec(
         "export_elevation",
         "Export E&levation…",
         lambda w: w.export_elevation(),
@@ -100,6 +106,7 @@ MENUS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "save",
             "save_as",
             "-",
+            "import_prices",
             "export_bom",
             "export_elevation",
             "export_image",

@@ -336,6 +336,11 @@ class MainWindow(QMainWindow):
 
         export_bom(self)
 
+    def import_prices(self) -> int:
+        from rackplanner.gui.dialogs.import_prices import import_prices
+
+        return import_prices(self)
+
     def export_elevation(self) -> None:
         from rackplanner.gui.dialogs.export_elevation import export_elevation
 

@@ -6,7 +6,7 @@ from urllib.parse import urlparse
 
 from rackplanner.core.bom import BomGroup, BomLine, format_usd
 from rackplanner.report.facts import PlanFacts
-from rackplanner.report.pages import INK, MUTED, Column, Composer, Row
+from rackplanner.report.pages import INK, MUTED, WARNING, Column, Composer, Row
 from rackplanner.report.titles import BOM
 
 BOM_COLUMNS = [
@@ -28,7 +28,10 @@ def bom_pages(c: Composer, facts: PlanFacts) -> None:
         "Prices in US dollars. A server's board, chassis and stock power supplies come with the server and "
         "are not listed again; machines mounted in a rack are listed under the machine. Parts without a known "
         'price say "no price" and are left out of every total, which says how many there are. '
-        "Prices marked * are set in the plan; numbers in brackets refer to the price sources at the end.",
+        "Prices marked * are the plan's own (a quote or an imported price list); the others come from the "
+        "catalog's price book, each with its kind (launch, list, street or used price) and date, and numbers in "
+        "brackets refer to the price sources at the end. Prices more than a year old are marked old."
+        + _stale_sentence(bom.totals.stale_parts),
         8,
         color=MUTED,
     )
@@ -66,13 +69,22 @@ def bom_pages(c: Composer, facts: PlanFacts) -> None:
             c.paragraph(f"[{number}] {source}", 7.5, color=INK, space_after=3)
 
 
+def _stale_sentence(stale: int) -> str:
+    if not stale:
+        return ""
+    if stale == 1:
+        return " 1 of this plan's prices is more than a year old: check it."
+    return f" {stale} of this plan's prices are more than a year old: check them."
+
+
 def _bom_row(line: BomLine, refs: dict[str, int]) -> Row:
     unit = format_usd(line.unit_price_usd) + (" *" if line.overridden else "")
     source = ""
     if line.overridden:
-        source = "plan"
+        source = "your price"
     elif line.price_source:
-        source = f"[{refs.get(line.price_source, 0)}] {_short_source(line.price_source)}"
+        kind = f"{line.price_kind} " if line.price_kind and line.price_kind != "catalog entry" else ""
+        source = f"{kind}[{refs.get(line.price_source, 0)}] {_short_source(line.price_source)}"
     row = Row(
         [
             f"{line.vendor} {line.model}".strip(),
@@ -80,12 +92,16 @@ def _bom_row(line: BomLine, refs: dict[str, int]) -> Row:
             str(line.quantity),
             unit,
             format_usd(line.extended_price_usd),
-            line.price_date.isoformat() if line.price_date else "",
+            line.price_date.isoformat() + (" old" if line.price_stale else "") if line.price_date else "",
             source,
         ]
     )
     if line.note:
         row.subs[0] = line.note
+    if line.priced and line.price_stale:
+        row.colors[5] = WARNING
+    if line.overridden and "(" in line.price_source:
+        row.subs[6] = line.price_source[line.price_source.index("(") + 1 : -1]  # the note the user gave
     if not line.priced:
         row.colors[3] = MUTED
         row.colors[4] = MUTED

@@ -9,9 +9,11 @@ Counting rules, so nothing is bought twice:
 - A rack lists its rack part and every mounted catalog part (PDUs, switches, rack devices).
   Mounted machines stay in their machine group; a rack's total adds them.
 
-Prices come from the catalog (``price_usd``, ``price_date``, ``source``) unless the plan's
-``price_overrides_usd`` names the part; such lines are marked as overridden. A part with no
-price is "no price", never zero: totals count only priced lines and say how many are not.
+Prices come from the plan's ``user_prices`` (the user's quotes and price lists; such lines are
+marked as overridden), else the catalog's price book (each line names the price's kind, date
+and source, and says when it is more than a year old), else a price on the catalog entry
+itself. A part with no price is "no price", never zero: totals count only priced lines and say
+how many are not.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Literal
 from rackplanner.core.bom.model import Bom, BomGroup, BomLine, BomTotals, PriceOrigin
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Part
+from rackplanner.core.catalog.prices import STALE_AFTER_DAYS
 from rackplanner.core.plan.model import Machine, Plan, Rack
 from rackplanner.core.plan.resolve import server_of
 
@@ -46,19 +49,24 @@ _CATEGORY_ORDER = (
 )
 
 
-def build_bom(plan: Plan, catalog: Catalog) -> Bom:
-    """The plan's bill of materials: one group per machine, one per rack, and the plan's totals."""
+def build_bom(plan: Plan, catalog: Catalog, today: date | None = None) -> Bom:
+    """The plan's bill of materials: one group per machine, one per rack, and the plan's totals.
+
+    ``today`` (default: the date now) decides which prices are more than a year old.
+    """
+    when = today or date.today()
     mounted_in = {d.machine: r.id for r in plan.racks for d in r.devices if d.machine}
-    machines = [_machine_group(m, mounted_in.get(m.id), plan, catalog) for m in plan.machines]
+    machines = [_machine_group(m, mounted_in.get(m.id), plan, catalog, when) for m in plan.machines]
     by_machine = {g.id: g for g in machines}
-    racks = [_rack_group(r, by_machine, plan, catalog) for r in plan.racks]
-    return Bom(plan=plan.name, machines=machines, racks=racks, totals=_totals([*machines, *racks], plan, catalog))
+    racks = [_rack_group(r, by_machine, plan, catalog, when) for r in plan.racks]
+    totals = _totals([*machines, *racks], plan, catalog, when)
+    return Bom(plan=plan.name, machines=machines, racks=racks, totals=totals)
 
 
 # --- groups ------------------------------------------------------------------------------
 
 
-def _machine_group(machine: Machine, rack: str | None, plan: Plan, catalog: Catalog) -> BomGroup:
+def _machine_group(machine: Machine, rack: str | None, plan: Plan, catalog: Catalog, today: date) -> BomGroup:
     counts: Counter[str] = Counter()
     notes: dict[str, str] = {}
     server = server_of(machine, catalog)
@@ -86,7 +94,10 @@ def _machine_group(machine: Machine, rack: str | None, plan: Plan, catalog: Cata
         counts[card.part] += 1
     for bridge in machine.bridges:
         counts[bridge.part] += 1
-    lines = [_line(machine.id, machine.name, part, n, plan, catalog, notes.get(part, "")) for part, n in counts.items()]
+    lines = [
+        _line(machine.id, machine.name, part, n, plan, catalog, today, notes.get(part, ""))
+        for part, n in counts.items()
+    ]
     return _group("machine", machine.id, machine.name, lines, rack=rack)
 
 
@@ -98,12 +109,12 @@ def _server_note(board: str, chassis: str, psu: str, psu_count: int, catalog: Ca
     return f"includes board {name(board)}, chassis {name(chassis)}, {psu_count} x PSU {name(psu)}"
 
 
-def _rack_group(rack: Rack, machines: dict[str, BomGroup], plan: Plan, catalog: Catalog) -> BomGroup:
+def _rack_group(rack: Rack, machines: dict[str, BomGroup], plan: Plan, catalog: Catalog, today: date) -> BomGroup:
     counts: Counter[str] = Counter({rack.part: 1})
     for device in rack.devices:
         if device.part:
             counts[device.part] += 1
-    lines = [_line(rack.id, rack.name, part, n, plan, catalog) for part, n in counts.items()]
+    lines = [_line(rack.id, rack.name, part, n, plan, catalog, today) for part, n in counts.items()]
     members = [d.machine for d in rack.devices if d.machine and d.machine in machines]
     group = _group("rack", rack.id, rack.name, lines, machines=members)
     inside = [machines[m] for m in members]
@@ -143,10 +154,10 @@ def _line_order(line: BomLine) -> tuple[int, str, str]:
 
 
 def _line(
-    group: str, group_name: str, part_id: str, quantity: int, plan: Plan, catalog: Catalog, note: str = ""
+    group: str, group_name: str, part_id: str, quantity: int, plan: Plan, catalog: Catalog, today: date, note: str = ""
 ) -> BomLine:
     part = catalog.get(part_id)
-    unit, when, origin, source = _price(part_id, part, plan)
+    unit, when, origin, source, kind = _price(part_id, part, plan, catalog)
     return BomLine(
         group=group,
         group_name=group_name,
@@ -160,29 +171,38 @@ def _line(
         price_date=when,
         price_origin=origin,
         price_source=source,
+        price_kind=kind,
+        price_stale=when is not None and (today - when).days > STALE_AFTER_DAYS,
         note=note if part else "not in the catalog",
     )
 
 
-def _price(part_id: str, part: Part | None, plan: Plan) -> tuple[float | None, date | None, PriceOrigin, str]:
-    override = plan.price_overrides_usd.get(part_id)
-    if override is not None:
-        return override, None, "override", "price set in the plan"
-    if part is not None and part.price_usd is not None:
-        return part.price_usd, part.price_date, "catalog", "; ".join(part.source)
-    return None, None, "none", ""
+def _price(
+    part_id: str, part: Part | None, plan: Plan, catalog: Catalog
+) -> tuple[float | None, date | None, PriceOrigin, str, str]:
+    """(unit price, its date, origin, source, kind) of a part."""
+    mine = plan.user_prices.get(part_id)
+    if mine is not None:
+        source = mine.source + (f" ({mine.note})" if mine.note else "")
+        return mine.price_usd, mine.price_date, "override", source, "quote"
+    if part is None or part.price_usd is None:
+        return None, None, "none", "", ""
+    quote = catalog.price_of(part_id)
+    if quote is not None and quote.price_usd == part.price_usd and quote.price_date == part.price_date:
+        return quote.price_usd, quote.price_date, "catalog", quote.source, quote.kind
+    return part.price_usd, part.price_date, "catalog", "; ".join(part.source), "catalog entry"
 
 
 # --- totals ------------------------------------------------------------------------------
 
 
-def _totals(groups: list[BomGroup], plan: Plan, catalog: Catalog) -> BomTotals:
+def _totals(groups: list[BomGroup], plan: Plan, catalog: Catalog, today: date) -> BomTotals:
     counts: Counter[str] = Counter()
     for group in groups:
         for line in group.lines:
             counts[line.part] += line.quantity
     lines = sorted(
-        (_line("plan", plan.name, part, n, plan, catalog) for part, n in counts.items()),
+        (_line("plan", plan.name, part, n, plan, catalog, today) for part, n in counts.items()),
         key=_line_order,
     )
     unpriced = [line for line in lines if not line.priced]
@@ -193,4 +213,5 @@ def _totals(groups: list[BomGroup], plan: Plan, catalog: Catalog) -> BomTotals:
         unpriced_parts=len(unpriced),
         unpriced_units=sum(line.quantity for line in unpriced),
         overridden_parts=sum(1 for line in lines if line.overridden),
+        stale_parts=sum(1 for line in lines if line.priced and line.price_stale),
     )

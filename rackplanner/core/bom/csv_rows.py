@@ -27,6 +27,9 @@ CSV_COLUMNS = (
     "price_origin",
     "price_source",
     "note",
+    # Added later, at the end so the columns before keep their places.
+    "price_kind",
+    "price_stale",
 )
 
 
@@ -51,6 +54,8 @@ def bom_csv_rows(bom: Bom) -> list[dict[str, str]]:
                     "price_origin": line.price_origin,
                     "price_source": line.price_source,
                     "note": line.note,
+                    "price_kind": line.price_kind,
+                    "price_stale": "yes" if line.priced and line.price_stale else "",
                 }
             )
     return rows

@@ -29,6 +29,10 @@ class BomLine(BaseModel):
     price_date: date | None
     price_origin: PriceOrigin
     price_source: str
+    # What the price is: launch, list, street, used (price book), quote (the user's), catalog entry.
+    price_kind: str = ""
+    # More than a year old on the day the BOM was made.
+    price_stale: bool = False
     note: str = ""
 
     @property
@@ -66,6 +70,7 @@ class BomTotals(BaseModel):
     unpriced_parts: int
     unpriced_units: int
     overridden_parts: int
+    stale_parts: int = 0
     currency: str = CURRENCY
 
     @property

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from rackplanner.core import files
 from rackplanner.core.catalog import parsecache
 from rackplanner.core.catalog.parts import PART_KINDS, Part
+from rackplanner.core.catalog.prices import PriceQuote, choose_price, read_price_book
 from rackplanner.core.errors import InputError, describe_validation_error
 
 P = TypeVar("P", bound=Part)
@@ -63,6 +64,12 @@ class Catalog:
     origins: dict[str, CatalogEntrySource] = field(default_factory=dict)
     # What was skipped in users' folders, one sentence each (file, entry, field, problem).
     problems: list[str] = field(default_factory=list)
+    # Every dated price of a part, from the folders' price books (prices/*.yaml).
+    prices: dict[str, list[PriceQuote]] = field(default_factory=dict)
+
+    def price_of(self, part_id: str) -> PriceQuote | None:
+        """The price book's price for a part (see ``choose_price``); None when it has none."""
+        return choose_price(self.prices.get(part_id, []))
 
     def get(self, part_id: str) -> Part | None:
         return self.parts.get(part_id)
@@ -160,7 +167,35 @@ def load_catalog(folders: Sequence[Path] | None = None, *, include_user: bool = 
             raise CatalogError(f"{folder}: catalog folder does not exist")
         # Users' folders are lenient: what cannot be used is skipped and listed in problems.
         _merge_folder(catalog, folder, None if folder == BUILTIN_CATALOG_DIR else catalog.problems)
+        _read_prices(catalog, folder, None if folder == BUILTIN_CATALOG_DIR else catalog.problems)
+    _price_parts(catalog)
     return catalog
+
+
+def _read_prices(catalog: Catalog, folder: Path, problems: list[str] | None) -> None:
+    for path in sorted((folder / "prices").glob("*.y*ml")):
+        try:
+            quotes = read_price_book(path, problems)
+        except InputError as exc:
+            if problems is None:
+                raise CatalogError(str(exc)) from None
+            problems.append(f"{exc} (file skipped)")
+            continue
+        for quote in quotes:
+            catalog.prices.setdefault(quote.part, []).append(quote)
+
+
+def _price_parts(catalog: Catalog) -> None:
+    """A part without a price of its own takes the price book's (so every view sees one price)."""
+    unknown = sorted(set(catalog.prices) - set(catalog.parts))
+    if unknown:
+        catalog.problems.append(f"prices for parts not in the catalog are not used: {', '.join(unknown[:10])}")
+    for part_id, part in catalog.parts.items():
+        quote = catalog.price_of(part_id) if part.price_usd is None else None
+        if quote is not None:
+            catalog.parts[part_id] = part.model_copy(
+                update={"price_usd": quote.price_usd, "price_date": quote.price_date}
+            )
 
 
 def _merge_folder(catalog: Catalog, folder: Path, problems: list[str] | None) -> None:

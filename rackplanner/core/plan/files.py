@@ -174,6 +174,6 @@ def check_references(plan: Plan, catalog: Catalog) -> list[str]:
         need(f"racks[{ri}].part", rack.part, RackPart)
         for di, device in enumerate(rack.devices):
             need(f"racks[{ri}].devices[{di}].part", device.part, *MOUNTABLE_PARTS)
-    for part_id in plan.price_overrides_usd:
-        need(f"price_overrides_usd.{part_id[:60]}", part_id, Part)
+    for part_id in plan.user_prices:
+        need(f"user_prices.{part_id[:60]}", part_id, Part)
     return problems

@@ -57,7 +57,17 @@ def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "machines": upgraded}
 
 
-MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3}
+def _v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """A bare price per part (``price_overrides_usd``) becomes a user price with room for its date and note."""
+    old = data.get("price_overrides_usd")
+    if not isinstance(old, dict):
+        return data
+    upgraded = {k: v for k, v in data.items() if k != "price_overrides_usd"}
+    upgraded["user_prices"] = {part: {"price_usd": price} for part, price in old.items()}
+    return upgraded
+
+
+MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:

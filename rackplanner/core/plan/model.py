@@ -7,6 +7,7 @@ new plan. Derived figures (loads, paths, speeds) are never stored here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Annotated, Literal, NewType
 
 from pydantic import BeforeValidator, Field, model_validator
@@ -35,7 +36,7 @@ RowId = NewType("RowId", str)
 
 # Version 2: rows of racks are entries of ``Plan.rows`` (a rack names its row by id) and a
 # card may carry its ``network`` role. Version 3: a machine carries its BIOS/OS ``host`` settings.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # Longest name and notes text a plan holds: names are drawn in tabs and on canvases.
 MAX_NAME = 200
 MAX_NOTES = 100_000
@@ -196,6 +197,15 @@ class OutletAssignment(Frozen):
     outlet_group: PlanId
 
 
+class UserPrice(Frozen):
+    """A price the user brought for one part (a quote, a row of a price list), in US dollars."""
+
+    price_usd: float = Field(ge=0, le=1e9)
+    price_date: date | None = None
+    note: str = Field(default="", max_length=2000)
+    source: str = Field(default="set in the plan", max_length=300)
+
+
 class Plan(Frozen):
     schema_version: int = SCHEMA_VERSION
     name: str = Field(min_length=1, max_length=MAX_NAME)
@@ -204,7 +214,8 @@ class Plan(Frozen):
     rows: list[Row] = Field(default_factory=list)
     racks: list[Rack] = Field(default_factory=list)
     feeds: list[Feed] = Field(default_factory=list)
-    price_overrides_usd: dict[PlanId, Annotated[float, Field(ge=0, le=1e9)]] = Field(default_factory=dict)
+    # The user's own prices by part; they take the place of the catalog's price book.
+    user_prices: dict[PlanId, UserPrice] = Field(default_factory=dict)
     outlet_assignments: list[OutletAssignment] = Field(default_factory=list)
 
     @model_validator(mode="after")
@@ -236,9 +247,6 @@ class Plan(Frozen):
                     mounted[device.machine] = rack.id
                 if device.feed is not None and device.feed not in feed_ids:
                     raise ValueError(f"rack {rack.id}, device {device.id}: feed {device.feed!r} is not in the plan")
-        for price in self.price_overrides_usd.values():
-            if price < 0:
-                raise ValueError(f"price override {price} is negative")
         return self
 
     def machine(self, machine_id: str) -> Machine | None:

@@ -18,7 +18,7 @@ from rackplanner.core.plan.edits.cards import (
     set_card_network,
     set_power_limit,
 )
-from rackplanner.core.plan.edits.document import set_plan_notes, set_price_override
+from rackplanner.core.plan.edits.document import import_price_list, set_plan_notes, set_price_override
 from rackplanner.core.plan.edits.feeds import add_feed, remove_feed, set_device_feed, set_outlet_assignment
 from rackplanner.core.plan.edits.machines import (
     add_machine,
@@ -54,6 +54,7 @@ __all__ = [
     "add_rack",
     "add_row",
     "configure_machine",
+    "import_price_list",
     "mount_device",
     "move_card",
     "move_device",

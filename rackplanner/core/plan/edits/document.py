@@ -6,6 +6,7 @@ from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import (
     Part,
 )
+from rackplanner.core.catalog.prices import PriceQuote
 from rackplanner.core.plan.edits.base import (
     Change,
     EditRefused,
@@ -14,13 +15,14 @@ from rackplanner.core.plan.edits.base import (
 )
 from rackplanner.core.plan.model import (
     Plan,
+    UserPrice,
 )
 
 
 def set_price_override(plan: Plan, *, part: str, price_usd: float | None, catalog: Catalog) -> EditResult:
     """Use the user's own price for a part in the bill of materials (None restores the catalog's)."""
     found = _need(catalog, part, (Part,), "part")
-    prices = dict(plan.price_overrides_usd)
+    prices = dict(plan.user_prices)
     if price_usd is None:
         if part not in prices:
             raise EditRefused(f"{part} has no price override")
@@ -29,9 +31,34 @@ def set_price_override(plan: Plan, *, part: str, price_usd: float | None, catalo
     else:
         if price_usd < 0:
             raise EditRefused(f"a price cannot be negative ({price_usd:g} USD)")
-        prices[part] = price_usd
+        prices[part] = UserPrice(price_usd=price_usd)
         label = f"Price {found.model} at {price_usd:,.2f} USD"
-    return EditResult(plan.model_copy(update={"price_overrides_usd": prices}), frozenset({Change.BOM}), label)
+    return EditResult(plan.model_copy(update={"user_prices": prices}), frozenset({Change.BOM}), label)
+
+
+def import_price_list(plan: Plan, *, quotes: list[PriceQuote], name: str, catalog: Catalog) -> EditResult:
+    """The user's price list as one edit: each row's price, date and note for a catalog part.
+
+    Rows for parts the catalog does not have are refused with their ids (``unknown_parts`` finds them first).
+    """
+    unknown = unknown_parts(quotes, catalog)
+    if unknown:
+        raise EditRefused(f"{name}: parts not in the catalog: {', '.join(unknown[:8])}")
+    if not quotes:
+        raise EditRefused(f"{name}: the price list has no rows")
+    prices = dict(plan.user_prices)
+    for quote in quotes:
+        note = quote.note
+        prices[quote.part] = UserPrice(
+            price_usd=quote.price_usd, price_date=quote.price_date, note=note, source=quote.source
+        )
+    label = f"Import {len(quotes)} price{'s' if len(quotes) != 1 else ''} from {name}"
+    return EditResult(plan.model_copy(update={"user_prices": prices}), frozenset({Change.BOM}), label)
+
+
+def unknown_parts(quotes: list[PriceQuote], catalog: Catalog) -> list[str]:
+    """The part ids of a price list that are not in the catalog, in list order."""
+    return list(dict.fromkeys(q.part for q in quotes if catalog.get(q.part) is None))
 
 
 def set_plan_notes(plan: Plan, *, name: str | None = None, notes: str | None = None) -> EditResult:
