@@ -13,6 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
 
+from rackplanner.core.appdirs import app_dirs
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
 from rackplanner.core.files import read_json, write_atomic
@@ -28,7 +29,7 @@ def recovery_dir() -> Path:
     if override:
         return Path(override)
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppLocalDataLocation)
-    return Path(base or Path.home() / ".local" / "share" / "rackplanner")
+    return Path(base) if base else app_dirs().user_data_path
 
 
 def write(plan: Plan, original: Path | None) -> Path:

@@ -20,6 +20,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from rackplanner.core import files
+from rackplanner.core.appdirs import app_dirs
 from rackplanner.core.catalog import parsecache
 from rackplanner.core.catalog.parts import PART_KINDS, Part
 from rackplanner.core.catalog.prices import PriceQuote, choose_price, read_price_book
@@ -36,12 +37,13 @@ MAX_YAML_VALUES = 100_000
 
 
 def user_catalog_dir() -> Path:
-    """The per-user catalog folder (``$RACKPLANNER_USER_CATALOG`` or the XDG config folder)."""
+    """The per-user catalog folder: ``$RACKPLANNER_USER_CATALOG``, else ``catalog`` in the platform's
+    folder for an application's settings (``~/.config/rackplanner`` on Linux, honouring XDG;
+    ``~/Library/Application Support/rackplanner`` on macOS; ``%LOCALAPPDATA%\\rackplanner`` on Windows)."""
     override = os.environ.get("RACKPLANNER_USER_CATALOG")
     if override:
         return Path(override)
-    config_home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config_home) / "rackplanner" / "catalog"
+    return app_dirs().user_config_path / "catalog"
 
 
 class CatalogError(InputError):

@@ -15,16 +15,18 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from rackplanner.core.appdirs import app_dirs
+
 FORMAT = 1  # bump when what is stored changes
 
 
 def cache_dir() -> Path:
-    """``$RACKPLANNER_CACHE_DIR`` or the XDG cache folder."""
+    """``$RACKPLANNER_CACHE_DIR``, else the platform's cache folder (``~/.cache/rackplanner`` on Linux,
+    ``~/Library/Caches/rackplanner`` on macOS, ``%LOCALAPPDATA%\\rackplanner\\Cache`` on Windows)."""
     override = os.environ.get("RACKPLANNER_CACHE_DIR")
     if override:
         return Path(override)
-    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache_home) / "rackplanner"
+    return app_dirs().user_cache_path
 
 
 def content_key(paths: Sequence[Path]) -> str:
