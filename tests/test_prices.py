@@ -187,3 +187,23 @@ def test_cli_export_with_a_price_list(tmp_path: Path) -> None:
         timeout=120,
     )
     assert bad.returncode == 2 and "parts not in the catalog: not-a-part" in bad.stderr
+
+
+def test_the_pdf_total_follows_the_price_list(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    from tests.test_report_pdf import export, flat, needs_pdftotext, page_text
+
+    if needs_pdftotext.args[0]:
+        pytest.skip("pdftotext is not installed")
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    before = tmp_path / "before.pdf"
+    export(plan, catalog, before)
+    # catalog/prices/prices-2026-11.yaml: 699 (7950X) + 2 x 1499 (RTX 3090) = 3,697.
+    assert flat(page_text(before)).count("$3,697.00") >= 2  # the cover and the whole-plan total
+    prices = tmp_path / "prices.csv"
+    prices.write_text("part,price,date\nrtx-3090,780,2026-11-20\n", encoding="utf-8")
+    priced = edits.import_price_list(plan, quotes=read_price_csv(prices, TODAY), name="prices.csv", catalog=catalog)
+    after = tmp_path / "after.pdf"
+    export(priced.plan, catalog, after)
+    text = flat(page_text(after))
+    # 699 + 2 x 780 = 2,259: the cover and the whole-plan total say so, and the old total is gone.
+    assert text.count("$2,259.00") >= 2 and "$3,697.00" not in text
