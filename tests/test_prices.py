@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 
@@ -19,7 +17,9 @@ from rackplanner.core.errors import InputError
 from rackplanner.core.plan import edits
 from rackplanner.core.plan.edits.base import EditRefused
 from rackplanner.core.plan.files import load_plan
+from tests.clihelpers import run_cli
 from tests.conftest import EXAMPLES, REPO
+from tests.test_report_pdf import export, flat, needs_pdftotext, page_text
 
 TODAY = date(2026, 11, 25)
 
@@ -148,52 +148,20 @@ def test_cli_export_with_a_price_list(tmp_path: Path) -> None:
     prices = tmp_path / "prices.csv"
     prices.write_text("part,price\nrtx-3090,780\n", encoding="utf-8")
     out = tmp_path / "bom.csv"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rackplanner",
-            "export",
-            str(EXAMPLES / "home-rig-2x3090.json"),
-            "--csv",
-            str(out),
-            "--prices",
-            str(prices),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    home = str(EXAMPLES / "home-rig-2x3090.json")
+    run = run_cli("export", home, "--csv", str(out), "--prices", str(prices))
     assert run.returncode == 0, run.stderr
     rows = out.read_text(encoding="utf-8").splitlines()
     assert rows[0].endswith(",price_kind,price_stale")
     gpu = next(r for r in rows if ",rtx-3090," in r)
     assert ",780.00,1560.00," in gpu and gpu.endswith(",quote,")
     prices.write_text("part,price\nnot-a-part,5\n", encoding="utf-8")
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rackplanner",
-            "export",
-            str(EXAMPLES / "home-rig-2x3090.json"),
-            "--csv",
-            str(out),
-            "--prices",
-            str(prices),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = run_cli("export", home, "--csv", str(out), "--prices", str(prices))
     assert bad.returncode == 2 and "parts not in the catalog: not-a-part" in bad.stderr
 
 
+@needs_pdftotext
 def test_the_pdf_total_follows_the_price_list(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
-    from tests.test_report_pdf import export, flat, needs_pdftotext, page_text
-
-    if needs_pdftotext.args[0]:
-        pytest.skip("pdftotext is not installed")
     plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
     before = tmp_path / "before.pdf"
     export(plan, catalog, before)

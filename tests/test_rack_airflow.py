@@ -16,6 +16,7 @@ from rackplanner.core.plan.model import Plan
 from rackplanner.core.rack.mounting import rack_layout
 from rackplanner.draw.rack_art import air_word, airflow_text, device_look
 from tests.conftest import EXAMPLES, REPO
+from tests.test_report_pdf import export, flat, needs_pdftotext, page_text
 
 LIBRARY = REPO / "tests" / "data" / "netbox" / "library"
 
@@ -119,11 +120,8 @@ def test_an_airflow_netbox_does_not_know_is_left_unknown_and_said(tmp_path: Path
     assert any("'sideways-ish' is not one of NetBox's airflow values" in w for w in result.warnings)
 
 
+@needs_pdftotext
 def test_the_report_explains_the_airflow_strip(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
-    from tests.test_report_pdf import export, flat, needs_pdftotext, page_text
-
-    if needs_pdftotext.args[0]:
-        pytest.skip("pdftotext is not installed")
     plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
     path = tmp_path / "colo.pdf"
     export(plan, catalog, path)

@@ -7,8 +7,6 @@ pages as their matrices.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +22,7 @@ from rackplanner.core.machine.topology.compare import (
 )
 from rackplanner.core.machine.topology.lspci import gpus_in_bus_order, parse_lspci_tree, shared_bridge_path
 from rackplanner.core.plan.files import load_plan
+from tests.clihelpers import run_cli
 
 TOPO = Path(__file__).parent / "data" / "topo"
 ESC8000A = "01-asus-esc8000a-e12-4x-rtx6000ada"
@@ -91,43 +90,18 @@ def test_a_tree_of_another_machine_is_not_used_and_said(catalog: Catalog) -> Non
 def test_one_file_with_both_printouts_is_read_for_both(catalog: Catalog, tmp_path: Path) -> None:
     both = tmp_path / "both.txt"
     both.write_text((TOPO / f"{WRX90}.txt").read_text(encoding="utf-8") + "\n" + tree(WRX90), encoding="utf-8")
-    run = subprocess.run(
-        [sys.executable, "-m", "rackplanner", "topo", str(TOPO / f"{WRX90}.json"), "--compare", str(both)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = run_cli("topo", str(TOPO / f"{WRX90}.json"), "--compare", str(both))
     assert run.returncode == 0, run.stderr
     assert "1 settled by lspci -tv" in run.stdout and "The plan matches the machine." in run.stdout
 
 
 def test_lspci_without_a_matrix_or_without_a_tree_is_a_clear_error(tmp_path: Path) -> None:
     plan = str(TOPO / f"{WRX90}.json")
-    alone = subprocess.run(
-        [sys.executable, "-m", "rackplanner", "topo", plan, "--lspci", str(TOPO / f"{WRX90}.lspci.txt")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    alone = run_cli("topo", plan, "--lspci", str(TOPO / f"{WRX90}.lspci.txt"))
     assert alone.returncode == 2 and "--lspci goes with --compare" in alone.stderr
     junk = tmp_path / "junk.txt"
     junk.write_text("lspci: command not found\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"junk\.txt: no lspci -tv tree found"):
         parse_lspci_tree(junk.read_text(), str(junk))
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rackplanner",
-            "topo",
-            plan,
-            "--compare",
-            str(TOPO / f"{WRX90}.txt"),
-            "--lspci",
-            str(junk),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    bad = run_cli("topo", plan, "--compare", str(TOPO / f"{WRX90}.txt"), "--lspci", str(junk))
     assert bad.returncode == 2 and "no lspci -tv tree found" in bad.stderr
