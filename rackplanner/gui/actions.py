@@ -91,6 +91,15 @@ ACTIONS = (
     ActionSpec("guide", "rackplanner &Guide", lambda w: w.show_help("guide"), KEYS.HelpContents),
     ActionSpec("shortcuts", "&Keyboard Shortcuts", lambda w: w.show_help("shortcuts"), "Ctrl+/"),
     ActionSpec("about", "&About rackplanner", lambda w: w.show_help("about")),
+    ActionSpec(
+        "new_board", "New &Board…", lambda w: w.edit_board(None), tip="A board the catalog lacks, with a live drawing"
+    ),
+    ActionSpec(
+        "copy_board",
+        "&Edit Board as New…",
+        lambda w: w.edit_board("current"),
+        tip="A copy of the current machine's board to change and save under a new id",
+    ),
     ActionSpec("reset_layout", "&Reset Layout", lambda w: w.reset_layout(), tip="Every dock back where it first opens"),
 )
 
@@ -117,6 +126,7 @@ MENUS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("&Edit", ("undo", "redo", "-", "copy_image", "copy_diagram_image", "-", "delete")),
     ("&Rack", ("add_rack", "add_feed")),
+    ("&Catalog", ("new_board", "copy_board")),
     ("&View", ("fit", "zoom_in", "zoom_out", "-")),
     ("&Help", ("guide", "shortcuts", "-", "about")),
 )

@@ -146,6 +146,12 @@ class PlanDocument(QObject):
             self.reset.emit()
         return target
 
+    def set_catalog(self, catalog: Catalog) -> None:
+        """Use a reloaded catalog (a part saved to the user's catalog): every view redraws with it."""
+        self.catalog = catalog
+        self.reset.emit()
+        self.changed.emit(ChangeSet(ALL_CHANGES, frozenset(m.id for m in self.plan.machines)))
+
     def replace(self, plan: Plan, path: Path | None) -> None:
         """Show another plan (after New or Open): a fresh undo history."""
         self.undo_stack.clear()

@@ -336,6 +336,17 @@ class MainWindow(QMainWindow):
 
         export_bom(self)
 
+    def edit_board(self, based_on: str | None) -> QDialog:
+        """Catalog → New Board… (``None``) or Edit Board as New… (``"current"``: the current machine's board)."""
+        from rackplanner.core.plan.resolve import board_of
+        from rackplanner.gui.dialogs.board_editor import board_editor
+
+        machine = self.document.plan.machine(self.document.current_machine)
+        board = board_of(machine, self.document.catalog) if machine is not None and based_on else None
+        editor = board_editor(self.document, self, board)
+        editor.show()
+        return editor
+
     def import_prices(self) -> int:
         from rackplanner.gui.dialogs.import_prices import import_prices
 

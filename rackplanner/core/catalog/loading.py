@@ -68,6 +68,8 @@ class Catalog:
     problems: list[str] = field(default_factory=list)
     # Every dated price of a part, from the folders' price books (prices/*.yaml).
     prices: dict[str, list[PriceQuote]] = field(default_factory=dict)
+    # The folders it was loaded from, in order (built-in first), so it can be loaded again.
+    folders: list[Path] = field(default_factory=list)
 
     def price_of(self, part_id: str) -> PriceQuote | None:
         """The price book's price for a part (see ``choose_price``); None when it has none."""
@@ -163,7 +165,7 @@ def load_catalog(folders: Sequence[Path] | None = None, *, include_user: bool = 
     if include_user and user_catalog_dir().is_dir():
         chain.append(user_catalog_dir())
     chain.extend(folders or [])
-    catalog = Catalog()
+    catalog = Catalog(folders=list(chain))
     for folder in chain:
         if not folder.is_dir():
             raise CatalogError(f"{folder}: catalog folder does not exist")
@@ -172,6 +174,12 @@ def load_catalog(folders: Sequence[Path] | None = None, *, include_user: bool = 
         _read_prices(catalog, folder, None if folder == BUILTIN_CATALOG_DIR else catalog.problems)
     _price_parts(catalog)
     return catalog
+
+
+def reload_catalog(catalog: Catalog) -> Catalog:
+    """The same folders loaded again (after the user's catalog changed); the user's folder is re-checked."""
+    extra = [f for f in catalog.folders if f not in (BUILTIN_CATALOG_DIR, user_catalog_dir())]
+    return load_catalog(extra, include_user=True)
 
 
 def _read_prices(catalog: Catalog, folder: Path, problems: list[str] | None) -> None:

@@ -15,17 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from rackplanner.core import files
-from rackplanner.core.catalog.loading import MAX_CATALOG_FILE_BYTES, Catalog
+from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.netbox.pdu import pdu_fields
 from rackplanner.core.catalog.netbox.power import device_power
 from rackplanner.core.catalog.netbox.reading import DeviceFile, NetboxError, read_device_file
 from rackplanner.core.catalog.netbox.roles import decide_role
 from rackplanner.core.catalog.netbox.speeds import interface_speed
 from rackplanner.core.catalog.parts import Airflow, NetworkSwitch, Part, Pdu, RackDevice
+from rackplanner.core.catalog.user_entries import merge_entries
 from rackplanner.core.errors import InputError, describe_validation_error
 from rackplanner.core.ids import slug
 
@@ -274,21 +274,12 @@ def _text(value: float | str | None) -> str | None:
 def add_to_catalog(results: list[ImportResult], folder: Path) -> list[Path]:
     """Merge imported entries into ``folder/<kind>.yaml`` (same id replaced), each file written atomically."""
     imported = [r for r in results if r.status == "imported" and r.part is not None and r.kind]
-    folder.mkdir(parents=True, exist_ok=True)
     written = []
     for kind in sorted({r.kind for r in imported if r.kind}):
-        path = folder / f"{kind}.yaml"
-        existing: list[Any] = []
-        if path.exists():
-            try:
-                loaded = files.read_yaml(path, what="catalog", max_bytes=MAX_CATALOG_FILE_BYTES)
-            except InputError as exc:
-                raise NetboxError(f"{exc}; not changed") from None
-            if loaded is not None and not isinstance(loaded, list):
-                raise NetboxError(f"{files.shown(path)}: expected a list of {kind} entries; not changed")
-            existing = loaded or []
-        new = {r.part["id"]: r.part for r in imported if r.kind == kind and r.part}
-        merged = [e for e in existing if not (isinstance(e, dict) and e.get("id") in new)] + list(new.values())
-        files.write_atomic(path, yaml.safe_dump(merged, sort_keys=False, allow_unicode=True).encode("utf-8"))
-        written.append(path)
+        entries = [r.part for r in imported if r.kind == kind and r.part]
+        try:
+            written.append(merge_entries(folder, kind, entries))
+        except InputError as exc:
+            message = str(exc)
+            raise NetboxError(message if message.endswith("not changed") else f"{message}; not changed") from None
     return written
