@@ -244,7 +244,7 @@ class DeviceBlock(QGraphicsRectItem):
             painter.drawText(turned, Qt.AlignmentFlag.AlignCenter, self._label)
             painter.restore()
         else:
-            left = 8 + air_room(rect, self.look, False, lod)
+            left = 8 + air_room(self.look, self.side, lod)
             inner = rect.adjusted(left, 0, -8 - detail_room(rect, self.look, False, self.side), 0)
             shown = QFontMetricsF(self._font).elidedText(self._label, Qt.TextElideMode.ElideRight, inner.width())
             painter.drawText(inner, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, shown)

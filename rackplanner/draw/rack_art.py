@@ -8,7 +8,7 @@ marked); details are left out when they would be a few pixels across.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
@@ -52,29 +52,28 @@ class DeviceLook:
 
 
 def device_look(shape: DeviceShape, plan: Plan, catalog: Catalog, machine_id: str | None) -> DeviceLook:
+    """The figures to draw; the airflow is the one the rack's check uses (``DeviceShape.airflow``)."""
     part = catalog.get(shape.part) if shape.part else None
     if isinstance(part, NetworkSwitch):
         ports = sum(g.count for g in part.ports)
-        return DeviceLook(psus=part.psu_count, ports=ports, airflow=part.airflow, ports_at_front=True)
+        return DeviceLook(psus=part.psu_count, ports=ports, airflow=shape.airflow, ports_at_front=True)
     if isinstance(part, Pdu):
         return DeviceLook(outlet_groups=tuple(sum(g.outlets.values()) for g in part.outlet_groups))
     if isinstance(part, RackDevice):
-        return _with_bays(DeviceLook(psus=len(part.power_ports), airflow=part.airflow), part.drive_bays)
+        return _with_bays(DeviceLook(psus=len(part.power_ports), airflow=shape.airflow), part.drive_bays)
     machine = plan.machine(machine_id) if machine_id else None
     if machine is None:
         return DeviceLook()
     server = server_of(machine, catalog)
     chassis = chassis_of(machine, catalog)
-    look = DeviceLook(psus=server.psu_count if isinstance(server, Server) else 0)
-    if chassis is None:
-        return look
-    return _with_bays(DeviceLook(psus=look.psus, airflow=chassis.airflow), chassis.drive_bays)
+    look = DeviceLook(psus=server.psu_count if isinstance(server, Server) else 0, airflow=shape.airflow)
+    return _with_bays(look, chassis.drive_bays if chassis else None)
 
 
 def _with_bays(look: DeviceLook, bays: list[DriveBays] | None) -> DeviceLook:
     front = tuple((b.count, b.size) for b in bays or () if b.face == "front")
     rear = tuple((b.count, b.size) for b in bays or () if b.face == "rear")
-    return DeviceLook(psus=look.psus, airflow=look.airflow, front_bays=front, rear_bays=rear)
+    return replace(look, front_bays=front, rear_bays=rear)
 
 
 def airflow_text(look: DeviceLook, face: str) -> str:
@@ -100,9 +99,9 @@ def detail_room(rect: QRectF, look: DeviceLook, vertical: bool, side: str = "fro
     return rect.width() * 0.3 if look.psus else 0.0
 
 
-def air_room(rect: QRectF, look: DeviceLook, vertical: bool, lod: float) -> float:
-    """How much of the block's left the airflow mark takes."""
-    if vertical or look.airflow is None:
+def air_room(look: DeviceLook, side: str, lod: float) -> float:
+    """How much of a horizontal block's left the airflow mark takes (none where no mark is drawn)."""
+    if look.airflow is None or air_word(look.airflow, side)[1] is None:
         return 0.0
     return AIR_BADGE_MM + 6 if AIR_FONT_MM * lod >= 7 else AIR_STRIP_MM
 

@@ -100,8 +100,8 @@ def _bom_row(line: BomLine, refs: dict[str, int]) -> Row:
         row.subs[0] = line.note
     if line.priced and line.price_stale:
         row.colors[5] = WARNING
-    if line.overridden and "(" in line.price_source:
-        row.subs[6] = line.price_source[line.price_source.index("(") + 1 : -1]  # the note the user gave
+    if line.price_note:
+        row.subs[6] = line.price_note
     if not line.priced:
         row.colors[3] = MUTED
         row.colors[4] = MUTED

@@ -158,6 +158,7 @@ def _line(
 ) -> BomLine:
     part = catalog.get(part_id)
     unit, when, origin, source, kind = _price(part_id, part, plan, catalog)
+    mine = plan.user_prices.get(part_id)
     return BomLine(
         group=group,
         group_name=group_name,
@@ -173,6 +174,7 @@ def _line(
         price_source=source,
         price_kind=kind,
         price_stale=when is not None and (today - when).days > STALE_AFTER_DAYS,
+        price_note=mine.note if mine else "",
         note=note if part else "not in the catalog",
     )
 

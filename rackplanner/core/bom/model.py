@@ -33,6 +33,8 @@ class BomLine(BaseModel):
     price_kind: str = ""
     # More than a year old on the day the BOM was made.
     price_stale: bool = False
+    # What the user wrote beside their own price ("eBay, used").
+    price_note: str = ""
     note: str = ""
 
     @property

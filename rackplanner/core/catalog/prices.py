@@ -57,7 +57,7 @@ def choose_price(quotes: list[PriceQuote]) -> PriceQuote | None:
 
 
 def read_price_book(path: Path, problems: list[str] | None = None) -> list[PriceQuote]:
-    """A ``prices/*.yaml`` file; CatalogError-like InputError naming file, entry and field (or listed in problems)."""
+    """A ``prices/*.yaml`` file's quotes; InputError naming file, entry and field (or, with ``problems``, skipped)."""
     data = files.read_yaml(path, what="price list", max_bytes=MAX_PRICE_FILE_BYTES, max_values=MAX_PRICE_ROWS * 20)
     if data is None:
         return []

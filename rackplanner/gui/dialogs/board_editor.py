@@ -175,7 +175,8 @@ class BoardEditor(QDialog):
         data: dict[str, Any] = dict(self._extra)
         for key, widget in self.fields.items():
             if isinstance(widget, QSpinBox):
-                data[key] = widget.value() or None if key == "dimm_slots" else widget.value()
+                # No DIMM slots given is "unknown", not zero.
+                data[key] = (widget.value() or None) if key == "dimm_slots" else widget.value()
             elif isinstance(widget, QComboBox):
                 data[key] = widget.currentText()
             else:

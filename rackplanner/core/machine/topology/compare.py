@@ -8,6 +8,7 @@ matrix (``topo -p2p``) before it, and with or without the affinity columns.
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass, field
 
 from rackplanner.core.errors import InputError
@@ -285,7 +286,9 @@ def format_comparison(result: Comparison, origin: str) -> str:
     if result.addresses:
         out.append("  GPUs by PCI bus order (lspci -tv): " + ", ".join(f"{g} {a}" for g, a in result.addresses.items()))
     for diff in result.settled:
-        out.append(f"  {diff.a}-{diff.b} plan {diff.plan} / real {diff.real}: {diff.cause}.")
+        # The evidence is long: it goes under the cell, wrapped to the width of the other lines.
+        out.append(f"  {diff.a}-{diff.b} plan {diff.plan} / real {diff.real}, settled by the tree:")
+        out.append(textwrap.fill(f"{diff.cause}.", width=110, initial_indent=" " * 6, subsequent_indent=" " * 6))
     if result.unchecked:
         cells = ", ".join(f"{d.a}-{d.b} plan {d.plan} / real {d.real}" for d in result.unchecked)
         out.append(f"  Not checked ({len(result.unchecked)}): {UNKNOWN_HOST_BRIDGE}:\n      {cells}")

@@ -48,9 +48,8 @@ def import_price_list(plan: Plan, *, quotes: list[PriceQuote], name: str, catalo
         raise EditRefused(f"{name}: the price list has no rows")
     prices = dict(plan.user_prices)
     for quote in quotes:
-        note = quote.note
         prices[quote.part] = UserPrice(
-            price_usd=quote.price_usd, price_date=quote.price_date, note=note, source=quote.source
+            price_usd=quote.price_usd, price_date=quote.price_date, note=quote.note, source=quote.source
         )
     label = f"Import {len(quotes)} price{'s' if len(quotes) != 1 else ''} from {name}"
     return EditResult(plan.model_copy(update={"user_prices": prices}), frozenset({Change.BOM}), label)
