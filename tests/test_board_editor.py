@@ -14,8 +14,10 @@ from rackplanner.core.catalog.parts import Board
 from rackplanner.core.catalog.user_entries import save_part
 from rackplanner.core.plan import edits
 from rackplanner.core.plan.files import load_plan, save_plan
+from rackplanner.gui.canvases.machine import MachineCanvas
+from rackplanner.gui.mime import part_mime
 from tests.conftest import EXAMPLES
-from tests.guihelpers import shown_window
+from tests.guihelpers import board_point, drop, shown_window, slot_point
 
 
 def test_a_saved_board_loads_back_and_replaces_its_own_id(catalog: Catalog, tmp_path: Path) -> None:
@@ -53,11 +55,17 @@ def test_a_board_made_in_the_editor_is_used_in_a_plan_that_reopens(
     editor.fields["id"].setText("my-proart-riser")  # type: ignore[union-attr]
     editor.slots.insertRow(editor.slots.rowCount())
     row = editor.slots.rowCount() - 1
-    _set(editor.slots, row, ["riser", "Riser x16", "pcie", "", "16", "16", "4", "no-such-root"])
+    _set(editor.slots, row, ["riser", "Riser x16", "pcie", "", "", "16", "16", "4", "no-such-root"])
     # Validated as the catalog is: the unknown parent is named, and Save waits.
     assert "no-such-root" in editor.problem.text() and not save.isEnabled()
-    _set(editor.slots, row, ["riser", "Riser x16", "pcie", "", "16", "16", "4", "cpu"])
+    _set(editor.slots, row, ["riser", "Riser x16", "pcie", "", "", "16", "16", "4", "cpu"])
     assert save.isEnabled()
+    # Memory and power inputs are part of the entry; 0 in an optional figure means unknown.
+    editor.fields["memory_channels_per_socket"].setValue(2)  # type: ignore[union-attr]
+    editor.fields["max_memory_speed_mts"].setValue(5200)  # type: ignore[union-attr]
+    editor.fields["power_connectors"].setText("atx-24pin, eps-8pin,eps-8pin")  # type: ignore[union-attr]
+    assert editor.draft is not None and editor.draft.power_connectors == ["atx-24pin", "eps-8pin", "eps-8pin"]
+    assert (editor.draft.memory_channels_per_socket, editor.draft.max_memory_speed_mts) == (2, 5200)
     # The drawing follows the draft: the new slot's label is on the board.
     labels = [item.text() for item in editor.scene.items() if callable(getattr(item, "text", None))]
     assert "Riser x16\nx16 Gen4" in labels
@@ -65,6 +73,16 @@ def test_a_board_made_in_the_editor_is_used_in_a_plan_that_reopens(
     assert editor.saved_path == user / "board.yaml"
     board = window.document.catalog.get_as("my-proart-riser", Board)
     assert board is not None and [s.id for s in board.slots][-1] == "riser"
+    # Usable on the canvas at once: dropped on the machine it replaces the board (one undoable edit),
+    # and a card dropped on its new slot lands there.
+    canvas = window.current_canvas()
+    assert isinstance(canvas, MachineCanvas)
+    steps = window.document.undo_stack.count()
+    assert drop(canvas, part_mime("my-proart-riser"), board_point(canvas))[1]
+    assert window.document.plan.machines[0].board == "my-proart-riser"
+    assert drop(canvas, part_mime("rtx-a4000"), slot_point(canvas, "riser"))[1]
+    assert window.document.plan.machines[0].card_in("riser") is not None
+    assert window.document.undo_stack.count() == steps + 2
 
     plan = edits.add_machine(
         window.document.plan, name="Riser rig", catalog=window.document.catalog, board="my-proart-riser"

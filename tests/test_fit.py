@@ -86,3 +86,21 @@ def test_card_too_long_and_wide_card_covering(catalog: Catalog, tmp_path: Path) 
     too_long = next(f for f in found if f.code == "too-long")
     assert too_long.message == "rtx-3090 is 313 mm long; Small case takes cards up to 300 mm."
     assert "slot-blocked" not in codes  # SLOT_C at position 4 is beyond the 3090's reach
+
+
+def test_a_server_gpu_bay_takes_cards_up_to_its_width(catalog: Catalog) -> None:
+    # SYS-521GE-TNRT: eight double-width GPU bays (data sheet, catalog board x13deg-oa).
+    plan = edits.add_machine(Plan(name="bays"), name="5U", catalog=catalog, server="sys-521ge-tnrt").plan
+    machine = plan.machines[0].id
+    for slot, part in (("gpu1", "rtx-4090"), ("gpu2", "a100-80gb-pcie"), ("gpu3", "rtx-6000-ada")):
+        plan = edits.place_card(plan, machine=machine, slot=slot, part=part, catalog=catalog).plan
+    found = check_machine(plan.machines[0], catalog, derive_topology(plan.machines[0], catalog))
+    narrow = [f for f in found if f.code == "bay-too-narrow"]
+    # The RTX 4090 Founders Edition is three slots wide (61 mm, catalog gpu.yaml); the A100 PCIe two.
+    assert [(f.severity, f.slots, f.parts) for f in narrow] == [("error", ["gpu1"], ["rtx-4090"])]
+    assert "3 slots wide" in narrow[0].message and "up to 2 slots wide" in narrow[0].message
+    # The RTX 6000 Ada's width is not in the catalog: said, not guessed.
+    unknown = [f for f in found if f.code == "bay-width-unknown"]
+    assert [f.slots for f in unknown] == [["gpu3"]] and "not checked" in unknown[0].message
+    # Bays are walled off: the wide card covers no neighbour, and no spacing caveat is printed.
+    assert not {"slot-covered", "slot-blocked", "spacing-unknown"} & {f.code for f in found}

@@ -100,6 +100,15 @@ ACTIONS = (
         lambda w: w.edit_board("current"),
         tip="A copy of the current machine's board to change and save under a new id",
     ),
+    ActionSpec(
+        "new_server", "New &Server…", lambda w: w.edit_server(None), tip="A GPU server from a board, chassis and PSUs"
+    ),
+    ActionSpec(
+        "copy_server",
+        "Edit Ser&ver as New…",
+        lambda w: w.edit_server("current"),
+        tip="A copy of the current machine's server to change and save under a new id",
+    ),
     ActionSpec("reset_layout", "&Reset Layout", lambda w: w.reset_layout(), tip="Every dock back where it first opens"),
 )
 
@@ -126,7 +135,7 @@ MENUS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("&Edit", ("undo", "redo", "-", "copy_image", "copy_diagram_image", "-", "delete")),
     ("&Rack", ("add_rack", "add_feed")),
-    ("&Catalog", ("new_board", "copy_board")),
+    ("&Catalog", ("new_board", "copy_board", "-", "new_server", "copy_server")),
     ("&View", ("fit", "zoom_in", "zoom_out", "-")),
     ("&Help", ("guide", "shortcuts", "-", "about")),
 )

@@ -347,6 +347,17 @@ class MainWindow(QMainWindow):
         editor.show()
         return editor
 
+    def edit_server(self, based_on: str | None) -> QDialog:
+        """Catalog → New Server… (``None``) or Edit Server as New… (``"current"``: the current machine's server)."""
+        from rackplanner.core.plan.resolve import server_of
+        from rackplanner.gui.dialogs.server_editor import server_editor
+
+        machine = self.document.plan.machine(self.document.current_machine)
+        server = server_of(machine, self.document.catalog) if machine is not None and based_on else None
+        editor = server_editor(self.document, self, server)
+        editor.show()
+        return editor
+
     def import_prices(self) -> int:
         from rackplanner.gui.dialogs.import_prices import import_prices
 

@@ -148,9 +148,39 @@ def _card_width(part: object) -> int | None:
     return 1
 
 
+def _bay_widths(machine: Machine, board: Board, catalog: Catalog, bays: dict[str, int], add: Add) -> None:
+    """A server's GPU bays are walled off from each other: a card fits its bay's width or not at all."""
+    for card in machine.cards:
+        bay_width = bays.get(card.slot)
+        if bay_width is None:
+            continue
+        label = board.slot_label(card.slot)
+        width = _card_width(catalog.get(card.part))
+        if width is None:
+            add(
+                "info",
+                "bay-width-unknown",
+                f"The catalog does not give {card.part}'s width, so whether it fits {label} "
+                f"(cards up to {bay_width} slots wide) is not checked.",
+                slots=[card.slot],
+                parts=[card.part],
+            )
+        elif width > bay_width:
+            add(
+                "error",
+                "bay-too-narrow",
+                f"{card.part} is {width} slots wide, but {label} takes cards up to {bay_width} slots wide; "
+                f"choose a card of at most {bay_width} slots (a blower or passive server card).",
+                slots=[card.slot],
+                parts=[card.part],
+            )
+
+
 def _slot_cover(machine: Machine, board: Board, catalog: Catalog, add: Add) -> None:
     positioned = {s.id: s.position for s in board.slots if s.kind == "pcie" and s.position is not None}
-    wide = [c for c in machine.cards if (_card_width(catalog.get(c.part)) or 1) > 1]
+    bays = {s.id: s.bay_width_slots for s in board.slots if s.bay_width_slots is not None}
+    _bay_widths(machine, board, catalog, bays, add)
+    wide = [c for c in machine.cards if c.slot not in bays and (_card_width(catalog.get(c.part)) or 1) > 1]
     if wide and not positioned:
         add(
             "info",

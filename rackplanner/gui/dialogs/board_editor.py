@@ -1,7 +1,8 @@
 """Catalog → New Board… / Edit Board as New…: a board the catalog lacks, entered with a live drawing.
 
-The form holds what the planner needs of a board: its CPU sockets, DIMM slots, PCIe root complexes,
-switches and slots (size, lanes, generation, parent, position). Every change is validated as the
+The form holds what the planner needs of a board: its CPU sockets, memory (DIMM slots, channels,
+top speed), power inputs, PCIe root complexes, switches and slots (size, lanes, generation, parent,
+position on the ATX pitch, or a server GPU bay's width). Every change is validated as the
 built-in catalog is (the first problem is shown with its field), the drawing follows the draft, and
 Save writes the board to the user's catalog and reloads it, so the board can be used at once.
 """
@@ -43,8 +44,29 @@ from rackplanner.gui.document import PlanDocument
 PLATFORMS = ("consumer", "hedt", "workstation", "server")
 ROOT_COLUMNS = ("id", "socket")
 SWITCH_COLUMNS = ("id", "upstream", "upstream_lanes", "upstream_gen")
-SLOT_COLUMNS = ("id", "label", "kind", "position", "physical_lanes", "electrical_lanes", "gen", "parent")
-NUMBERS = {"socket", "upstream_lanes", "upstream_gen", "position", "physical_lanes", "electrical_lanes", "gen"}
+SLOT_COLUMNS = (
+    "id",
+    "label",
+    "kind",
+    "position",
+    "bay_width_slots",
+    "physical_lanes",
+    "electrical_lanes",
+    "gen",
+    "parent",
+)
+NUMBERS = {
+    "socket",
+    "upstream_lanes",
+    "upstream_gen",
+    "position",
+    "bay_width_slots",
+    "physical_lanes",
+    "electrical_lanes",
+    "gen",
+}
+# Spin boxes where 0 stands for "not known" (left out of the entry), with their upper bounds.
+OPTIONAL_NUMBERS = {"dimm_slots": 64, "memory_channels_per_socket": 16, "max_memory_speed_mts": 12_000}
 
 # A new board starts as one socket with one x16 Gen4 slot: enough to draw and to edit from.
 TEMPLATE: dict[str, Any] = {
@@ -57,6 +79,8 @@ TEMPLATE: dict[str, Any] = {
     "cpu_socket": "AM5",
     "sockets": 1,
     "dimm_slots": 4,
+    "memory_channels_per_socket": 2,
+    "power_connectors": ["atx-24pin", "eps-8pin"],
     "root_complexes": [{"id": "cpu", "socket": 0}],
     "slots": [
         {
@@ -96,7 +120,7 @@ class BoardEditor(QDialog):
         self.fields: dict[str, QLineEdit | QSpinBox | QComboBox] = {}
         form, second = QFormLayout(), QFormLayout()
         for key, label in (("id", "Id"), ("vendor", "Vendor"), ("model", "Model"), ("source", "Source")):
-            edit = QLineEdit(_text(start.get(key)))
+            edit = QLineEdit(field_text(start.get(key)))
             form.addRow(label, edit)
             self.fields[key] = edit
         platform = QComboBox()
@@ -105,15 +129,26 @@ class BoardEditor(QDialog):
         form.addRow("Platform", platform)
         self.fields["platform"] = platform
         for key, label in (("form_factor", "Form factor"), ("cpu_socket", "CPU socket"), ("mem_type", "Memory")):
-            edit = QLineEdit(_text(start.get(key)))
+            edit = QLineEdit(field_text(start.get(key)))
             second.addRow(label, edit)
             self.fields[key] = edit
-        for key, label, top in (("sockets", "CPU sockets", 8), ("dimm_slots", "DIMM slots", 64)):
+        for key, label in (
+            ("sockets", "CPU sockets"),
+            ("dimm_slots", "DIMM slots"),
+            ("memory_channels_per_socket", "Channels per socket"),
+            ("max_memory_speed_mts", "Top DIMM speed (MT/s)"),
+        ):
             spin = QSpinBox()
-            spin.setRange(0 if key == "dimm_slots" else 1, top)
+            spin.setRange(0 if key in OPTIONAL_NUMBERS else 1, OPTIONAL_NUMBERS.get(key, 8))
+            spin.setSpecialValueText("unknown" if key in OPTIONAL_NUMBERS else "")
             spin.setValue(int(start.get(key) or 0))
             second.addRow(label, spin)
             self.fields[key] = spin
+        power = QLineEdit(", ".join(start.get("power_connectors", [])))
+        power.setPlaceholderText("atx-24pin, eps-8pin, eps-8pin")
+        power.setToolTip("The board's power inputs, comma-separated")
+        form.addRow("Power inputs", power)
+        self.fields["power_connectors"] = power
         self.roots = _table(ROOT_COLUMNS, start.get("root_complexes", []))
         self.switches = _table(SWITCH_COLUMNS, start.get("switches", []))
         self.slots = _table(SLOT_COLUMNS, start.get("slots", []))
@@ -175,14 +210,16 @@ class BoardEditor(QDialog):
         data: dict[str, Any] = dict(self._extra)
         for key, widget in self.fields.items():
             if isinstance(widget, QSpinBox):
-                # No DIMM slots given is "unknown", not zero.
-                data[key] = (widget.value() or None) if key == "dimm_slots" else widget.value()
+                # Zero in an optional figure is "unknown", not zero.
+                data[key] = (widget.value() or None) if key in OPTIONAL_NUMBERS else widget.value()
             elif isinstance(widget, QComboBox):
                 data[key] = widget.currentText()
+            elif key == "power_connectors":
+                data[key] = [c.strip() for c in widget.text().split(",") if c.strip()]
             else:
                 data[key] = widget.text().strip() or None
         text = data.get("source")
-        data["source"] = self._sources if text == _text(self._sources) else ([text] if text else [])
+        data["source"] = self._sources if text == field_text(self._sources) else ([text] if text else [])
         data["root_complexes"] = _rows(self.roots, ROOT_COLUMNS)
         data["switches"] = _rows(self.switches, SWITCH_COLUMNS)
         data["slots"] = _rows(self.slots, SLOT_COLUMNS)
@@ -248,13 +285,17 @@ _FORM_KEYS = {
     "mem_type",
     "sockets",
     "dimm_slots",
+    "memory_channels_per_socket",
+    "max_memory_speed_mts",
+    "power_connectors",
     "root_complexes",
     "switches",
     "slots",
 }
 
 
-def _text(value: object) -> str:
+def field_text(value: object) -> str:
+    """A catalog value as a form shows it (a list joined with "; ")."""
     if isinstance(value, list):
         return "; ".join(str(v) for v in value)
     return "" if value is None else str(value)
@@ -266,7 +307,7 @@ def _table(columns: tuple[str, ...], rows: list[Any]) -> QTableWidget:
     for r, row in enumerate(rows):
         values = row if isinstance(row, dict) else row.model_dump()
         for c, column in enumerate(columns):
-            table.setItem(r, c, QTableWidgetItem(_text(values.get(column))))
+            table.setItem(r, c, QTableWidgetItem(field_text(values.get(column))))
     table.resizeColumnsToContents()
     return table
 

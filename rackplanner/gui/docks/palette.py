@@ -386,6 +386,9 @@ class PartTree(QTreeView):
     def __init__(self, dock: PaletteDock) -> None:
         super().__init__()
         self.dock = dock
+        # Rows with a figures line are taller; scrolling by item misjudges what is in view
+        # with mixed heights (scrollTo then leaves a part below the fold), by pixel does not.
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
 
     def drag_for(self, part_id: str) -> QDrag | None:
         """The drag of a part: its id as PART_MIME (as the model gives it) and its picture."""

@@ -60,6 +60,9 @@ class Slot(Frozen):
     label: str
     kind: Literal["pcie", "m2", "sxm"] = "pcie"
     position: int | None = Field(default=None, ge=0, le=64)
+    # A server's GPU bay: the widest card it takes, in expansion-slot widths. Bays are walled
+    # off from each other, so a card in one never covers the next; a wider card does not fit.
+    bay_width_slots: int | None = Field(default=None, ge=1, le=5)
     physical_lanes: PcieLanes
     electrical_lanes: PcieLanes
     gen: Generation
@@ -129,6 +132,12 @@ class Board(Part):
     dimm_slots: int | None = Field(default=None, ge=1, le=256)
     best_dimm_counts: list[Annotated[int, Field(ge=1, le=256)]] = Field(default_factory=list)
     max_memory_gb: float | None = Field(default=None, gt=0, le=1e7)
+    # Memory channels wired per socket (a board may wire fewer than its CPU has) and the
+    # fastest DIMM speed the maker lists without overclocking, MT/s.
+    memory_channels_per_socket: int | None = Field(default=None, ge=1, le=64)
+    max_memory_speed_mts: int | None = Field(default=None, gt=0, le=100_000)
+    # Power inputs the PSU must feed: "atx-24pin", "eps-8pin", "pcie-6pin", "pcie-8pin", ...
+    power_connectors: list[str] = Field(default_factory=list)
     root_complexes: list[RootComplex] = Field(min_length=1)
     switches: list[SwitchOnBoard] = Field(default_factory=list)
     chipset: Chipset | None = None

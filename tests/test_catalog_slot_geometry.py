@@ -1,0 +1,74 @@
+"""Slot geometry from the catalog: a wide card covers its neighbours on every board that gives positions."""
+
+from __future__ import annotations
+
+import pytest
+
+from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.catalog.parts import Board, Server
+from rackplanner.core.machine.fit import check_machine
+from rackplanner.core.machine.topology import derive_topology
+from rackplanner.core.plan import edits
+from rackplanner.core.plan.model import Plan
+
+_CATALOG = load_catalog(include_user=False)
+
+
+def _close_x16_pairs(board: Board) -> list[tuple[str, str]]:
+    """Pairs of full-size x16 slots whose positions are one or two openings apart."""
+    slots = sorted(
+        (s for s in board.slots if s.kind == "pcie" and s.physical_lanes == 16 and s.position is not None),
+        key=lambda s: s.position or 0,
+    )
+    return [
+        (a.id, b.id)
+        for i, a in enumerate(slots)
+        for b in slots[i + 1 :]
+        if 0 < (b.position or 0) - (a.position or 0) < 3
+    ]
+
+
+BOARDS_WITH_CLOSE_SLOTS = [b.id for b in _CATALOG.of_kind(Board) if _close_x16_pairs(b)]
+
+
+def _on_board(board_id: str, catalog: Catalog) -> tuple[Plan, str]:
+    plan = edits.add_machine(Plan(name="geometry"), name="rig", catalog=catalog, board=board_id).plan
+    return plan, plan.machines[0].id
+
+
+@pytest.mark.parametrize("board_id", BOARDS_WITH_CLOSE_SLOTS)
+def test_a_three_slot_card_blocks_the_next_slot(board_id: str, catalog: Catalog) -> None:
+    board = catalog.get_as(board_id, Board)
+    assert board is not None
+    for upper, lower in _close_x16_pairs(board):
+        # The RTX 3090 Founders Edition covers three slots (Tom's Hardware review, catalog gpu.yaml).
+        plan, machine = _on_board(board_id, catalog)
+        plan = edits.place_card(plan, machine=machine, slot=upper, part="rtx-3090", catalog=catalog).plan
+        found = check_machine(plan.machines[0], catalog, derive_topology(plan.machines[0], catalog))
+        blocked = [f for f in found if f.code == "slot-blocked" and lower in f.slots]
+        assert blocked, (board_id, upper, lower)
+        # With a card in the lower slot too, the clash is an error naming both cards.
+        plan = edits.place_card(plan, machine=machine, slot=lower, part="rtx-a4000", catalog=catalog).plan
+        found = check_machine(plan.machines[0], catalog, derive_topology(plan.machines[0], catalog))
+        covered = [f for f in found if f.code == "slot-covered" and f.slots == [upper, lower]]
+        assert covered and covered[0].severity == "error", (board_id, upper, lower)
+
+
+def test_boards_with_close_slots_are_checked() -> None:
+    # Guards the parametrisation above against silently shrinking: the boards whose slot positions
+    # are sourced (catalog board.yaml) and have x16 slots one or two openings apart.
+    assert {
+        "pro-ws-wrx80e-sage-se-wifi",
+        "mpg-x870e-carbon-wifi",
+        "proart-b550-creator",
+        "z890-aorus-master",
+    } <= set(BOARDS_WITH_CLOSE_SLOTS)
+
+
+def test_every_server_gpu_slot_has_a_bay_width_or_says_why_not() -> None:
+    for server in _CATALOG.of_kind(Server):
+        board = _CATALOG.get_as(server.board, Board)
+        assert board is not None
+        gpu_slots = [s for s in board.slots if s.kind == "pcie" and "gpu" in f"{s.id} {s.label}".lower()]
+        widths = {s.bay_width_slots for s in gpu_slots}
+        assert None not in widths or "bay width" in (board.notes or "").lower(), server.id
