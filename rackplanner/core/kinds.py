@@ -17,4 +17,5 @@ PART_KIND_NAMES = (
     "rack-device",
     "server",
     "switch",
+    "unified-system",
 )

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.limits import check_positive
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.catalog.parts import Cpu, Gpu, Memory
+from rackplanner.core.catalog.parts import Board, Cpu, Gpu, Memory, Server, UnifiedSystem
 from rackplanner.core.errors import InputError, unknown
 from rackplanner.core.machine.topology import derive_topology, pcie_gbs
 from rackplanner.core.plan.model import Machine
@@ -131,6 +131,7 @@ def from_cpu(
     *,
     ram_gb: float | None = None,
     mem_speed_mts: int | None = None,
+    mem_channels: int | None = None,
 ) -> Hardware:
     """A CPU server (or Apple SoC): bandwidth = channels × MT/s × 8 bytes × sockets."""
     check_positive("--sockets", sockets)
@@ -144,7 +145,10 @@ def from_cpu(
         )
     assumptions: list[str] = []
     speed = cpu.mem_speed_mts if mem_speed_mts is None else min(mem_speed_mts, cpu.mem_speed_mts)
-    bw = cpu.mem_bw_gbs if cpu.mem_bw_gbs is not None else cpu.mem_channels * speed * 8 / 1000
+    channels = cpu.mem_channels if mem_channels is None else min(mem_channels, cpu.mem_channels)
+    if channels < cpu.mem_channels:
+        assumptions.append(f"the board wires {channels} of the CPU's {cpu.mem_channels} memory channels")
+    bw = cpu.mem_bw_gbs if cpu.mem_bw_gbs is not None else channels * speed * 8 / 1000
     if ram_gb is None:
         if cpu.max_memory_gb is None:
             raise InputError(f"{cpu.id}: the catalog gives no maximum memory; give the machine's RAM")
@@ -182,6 +186,55 @@ def from_cpu(
     )
 
 
+def from_unified_system(catalog: Catalog, system_id: str) -> Hardware:
+    """A unified-memory machine (Mac Studio, Strix Halo mini PC, DGX Spark) as one device."""
+    system = catalog.get_as(system_id, UnifiedSystem)
+    if system is None:
+        known = sorted(s.id for s in catalog.of_kind(UnifiedSystem))
+        raise unknown("unified-memory machine", system_id, known, "`rackplanner catalog unified-system`")
+    assumptions: list[str] = []
+    pool_gb = system.memory_gb * _GIB
+    if system.gpu_memory_gb is not None:
+        usable = system.gpu_memory_gb * _GIB
+        assumptions.append(
+            f"the GPU may use {system.gpu_memory_gb:g} of {system.memory_gb:g} GB "
+            "(the catalog's figure; its notes say where it comes from)"
+        )
+    else:
+        usable = pool_gb * k.SOC_GPU_MEMORY_FRACTION
+        assumptions.append(
+            f"assumed: the GPU can use about {k.SOC_GPU_MEMORY_FRACTION:.0%} of unified memory "
+            f"({usable:.0f} of {pool_gb:.0f} GB); the catalog gives no limit for this machine"
+        )
+    tflops = system.gpu_fp16_tflops or system.gpu_fp32_tflops
+    if system.gpu_fp16_tflops is None and system.gpu_fp32_tflops is not None:
+        assumptions.append("the GPU's FP16 peak is not in the catalog: its FP32 peak is used for prefill")
+    return Hardware(
+        label=system.label,
+        kind="soc",
+        device_class="soc",
+        devices=1,
+        mem_gb_per_device=usable,
+        mem_bw_gbs_per_device=system.mem_bw_gbs,
+        tflops_per_device=tflops,
+        host_ram_gb=pool_gb,
+        host_bw_gbs=system.mem_bw_gbs,
+        assumptions=assumptions,
+    )
+
+
+def board_memory_limits(machine: Machine, catalog: Catalog) -> tuple[int | None, int | None]:
+    """Memory channels per socket and top DIMM speed the machine's board allows (None: not known)."""
+    board_id = machine.board
+    if machine.server is not None:
+        server = catalog.get_as(machine.server, Server)
+        board_id = server.board if server is not None else None
+    board = catalog.get_as(board_id, Board) if board_id else None
+    if board is None:
+        return None, None
+    return board.memory_channels_per_socket, board.max_memory_speed_mts
+
+
 def _socket_link_gbs(cpu: Cpu) -> float | None:
     # A UPI/xGMI lane moves about 2 bytes per transfer per direction (16 data lanes / 8).
     if cpu.inter_socket_gts and cpu.inter_socket_links:
@@ -203,6 +256,9 @@ def _machine_ram(machine: Machine, catalog: Catalog) -> tuple[float | None, int 
 def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
     """A machine of a plan: its GPUs with the topology's links, else its CPUs and DIMMs."""
     ram_gb, dimm_mts = _machine_ram(machine, catalog)
+    board_channels, board_mts = board_memory_limits(machine, catalog)
+    if board_mts is not None:
+        dimm_mts = min(dimm_mts, board_mts) if dimm_mts else board_mts
     cpu = catalog.get_as(machine.cpu, Cpu) if machine.cpu else None
     topo = derive_topology(machine, catalog)
     # A card on an empty CPU socket's lanes is not seen by the OS: it runs nothing.
@@ -212,7 +268,9 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
     if not gpus:
         if cpu is None:
             raise InputError(f"machine {machine.name!r} has neither GPUs nor a CPU to estimate on; add one of them")
-        return from_cpu(catalog, cpu.id, machine.cpu_count, ram_gb=ram_gb, mem_speed_mts=dimm_mts)
+        return from_cpu(
+            catalog, cpu.id, machine.cpu_count, ram_gb=ram_gb, mem_speed_mts=dimm_mts, mem_channels=board_channels
+        )
     slowest = min(gpus, key=lambda g: (g.vram_gb, g.mem_bw_gbs or 0.0))
     bw, tflops = _gpu_figures(slowest)
     assumptions: list[str] = []
@@ -239,7 +297,8 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
     host_bw = None
     if cpu is not None:
         speed = min(dimm_mts, cpu.mem_speed_mts) if dimm_mts else cpu.mem_speed_mts
-        host_bw = cpu.mem_channels * speed * 8 / 1000 * machine.cpu_count
+        channels = min(cpu.mem_channels, board_channels or cpu.mem_channels)
+        host_bw = channels * speed * 8 / 1000 * machine.cpu_count
     return Hardware(
         label=f"{machine.name}: {len(gpus)} x {slowest.label}",
         kind="gpu",

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from rackplanner.core.capacity.estimate import Estimate, TableRow
-from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine
+from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
 from rackplanner.core.files import strict_json
@@ -48,11 +48,14 @@ def resolve_hardware(
     sockets: int = 1,
     plan: Path | None = None,
     machine: str | None = None,
+    system: str | None = None,
 ) -> Hardware:
-    """Exactly one of a GPU id, a CPU id or a plan file names the hardware."""
-    given = [x for x in (gpu, cpu, plan) if x is not None]
+    """Exactly one of a GPU id, a CPU id, a unified-memory machine id or a plan file names the hardware."""
+    given = [x for x in (gpu, cpu, system, plan) if x is not None]
     if len(given) != 1:
-        raise InputError("name the hardware with exactly one of --gpu ID, --cpu ID or --plan PLAN")
+        raise InputError("name the hardware with exactly one of --gpu ID, --cpu ID, --system ID or --plan PLAN")
+    if system is not None:
+        return from_unified_system(catalog, system)
     if gpu is not None:
         return from_gpu(catalog, gpu, count)
     if cpu is not None:
@@ -151,6 +154,7 @@ ESTIMATE_OPTIONS = (
     "count",
     "cpu",
     "sockets",
+    "system",
     "plan",
     "machine",
     "model",
@@ -172,6 +176,7 @@ def estimate_command(
     count: int = 1,
     cpu: str | None = None,
     sockets: int = 1,
+    system: str | None = None,
     plan: Path | None = None,
     machine: str | None = None,
     model: str | None = None,
@@ -194,7 +199,9 @@ def estimate_command(
         llm = load_hf_config(config)
     else:
         raise InputError("name the model with exactly one of --model ID or --config config.json")
-    hw = resolve_hardware(catalog, gpu=gpu, count=count, cpu=cpu, sockets=sockets, plan=plan, machine=machine)
+    hw = resolve_hardware(
+        catalog, gpu=gpu, count=count, cpu=cpu, sockets=sockets, system=system, plan=plan, machine=machine
+    )
     est = estimate(llm, format, hw, runtime=runtime, batch=batch, context=context, kv_cache=kv_cache, prompt=prompt)
     return strict_json(estimate_json(est)) if json else format_estimate(est)
 

@@ -20,6 +20,7 @@ from rackplanner.core.catalog.parts import (
     Rack,
     RackDevice,
     Server,
+    UnifiedSystem,
 )
 
 UNKNOWN = "unknown"
@@ -32,6 +33,15 @@ def _num(value: float | int | None, unit: str = "", digits: int = 0) -> str:
         return UNKNOWN
     text = f"{value:,.{digits}f}" if isinstance(value, float) and digits else f"{value:,g}"
     return f"{text} {unit}".strip()
+
+
+def _memory(board: Board) -> str:
+    """Channels per socket and the fastest listed DIMM speed, e.g. "8 ch DDR4-3200"."""
+    if board.memory_channels_per_socket is None and board.max_memory_speed_mts is None:
+        return UNKNOWN
+    channels = f"{board.memory_channels_per_socket} ch" if board.memory_channels_per_socket else "? ch"
+    speed = f"-{board.max_memory_speed_mts}" if board.max_memory_speed_mts else ""
+    return f"{channels} {board.mem_type or ''}{speed}".strip()
 
 
 def key_figures(part: Part) -> list[Figure]:
@@ -79,13 +89,6 @@ def key_figures(part: Part) -> list[Figure]:
                 ("spacing", f"{part.slot_spacing} slots"),
                 ("bandwidth", _num(part.gbs_per_direction, "GB/s per direction")),
             ]
-        case Board():
-            figures = [
-                ("socket", f"{part.sockets} x {part.cpu_socket}"),
-                ("PCIe slots", _num(sum(1 for s in part.slots if s.kind == "pcie"))),
-                ("DIMMs", _num(part.dimm_slots)),
-                ("form", part.form_factor),
-            ]
         case Chassis():
             figures = [
                 ("form", part.form + (f" {part.height_u}U" if part.height_u else "")),
@@ -99,6 +102,22 @@ def key_figures(part: Part) -> list[Figure]:
                 ("height", f"{part.height_u}U"),
                 ("GPUs", _num(part.max_gpus)),
                 ("PSUs", f"{part.psu_count} ({part.psu_redundancy or 'no redundancy'})"),
+            ]
+        case UnifiedSystem():
+            figures = [
+                ("memory", _num(part.memory_gb, "GB") + (f" {part.mem_type}" if part.mem_type else "")),
+                ("bandwidth", _num(part.mem_bw_gbs, "GB/s")),
+                ("GPU FP16", _num(part.gpu_fp16_tflops, "TFLOP/s")),
+                ("power", _num(part.max_power_w, "W")),
+                ("form", part.form),
+            ]
+        case Board():
+            figures = [
+                ("socket", f"{part.sockets} x {part.cpu_socket}"),
+                ("PCIe slots", _num(sum(1 for s in part.slots if s.kind == "pcie"))),
+                ("DIMMs", _num(part.dimm_slots)),
+                ("memory", _memory(part)),
+                ("form", part.form_factor),
             ]
         case Rack():
             figures = [

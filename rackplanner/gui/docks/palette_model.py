@@ -33,6 +33,7 @@ GROUP_TITLES: dict[str, str] = {
     "nvlink-bridge": "NVLink bridges",
     "board": "Boards",
     "server": "Servers",
+    "unified-system": "Unified-memory machines",
     "chassis": "Cases",
     "psu": "PSUs",
     "rack": "Racks",

@@ -2,6 +2,7 @@
 
 - ``base``: ``Part`` and the shared types; ``devices``: GPUs, CPUs, memory, drives, NICs...
 - ``boards``: boards with their PCIe layout; ``systems``: cases, PSUs, servers
+- ``unified``: unified-memory machines (Apple M-series, Strix Halo, DGX Spark)
 - ``rack``: racks, PDUs, switches, rack devices; ``llm``: LLM architectures
 """
 
@@ -32,6 +33,7 @@ from rackplanner.core.catalog.parts.rack import (
     RackDevice,
 )
 from rackplanner.core.catalog.parts.systems import Chassis, Psu, Server
+from rackplanner.core.catalog.parts.unified import UnifiedSystem
 
 PART_KINDS: dict[str, type[Part]] = {
     cls.kind: cls
@@ -47,6 +49,7 @@ PART_KINDS: dict[str, type[Part]] = {
         Chassis,
         Psu,
         Server,
+        UnifiedSystem,
         Rack,
         Pdu,
         NetworkSwitch,
@@ -96,5 +99,6 @@ __all__ = [
     "Server",
     "Slot",
     "SwitchOnBoard",
+    "UnifiedSystem",
     "rack_airflow",
 ]

@@ -1,0 +1,74 @@
+"""Unified-memory machines as capacity targets: the pool the GPU may use, at the package's bandwidth."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rackplanner.core.capacity import constants as k
+from rackplanner.core.capacity.estimate import estimate, get_model
+from rackplanner.core.capacity.hardware import from_unified_system
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import UnifiedSystem
+from rackplanner.core.errors import InputError
+from tests.clihelpers import run_cli
+
+GIB = k.MEMORY_GB_BYTES / k.GB
+
+
+def test_the_catalog_has_the_machines_users_compare_against(catalog: Catalog) -> None:
+    systems = {s.id: s for s in catalog.of_kind(UnifiedSystem)}
+    chips = {s.chip for s in systems.values()}
+    assert {"M1 Ultra", "M2 Ultra", "M3 Ultra", "M4 Max", "Ryzen AI Max+ 395", "GB10"} <= chips
+    # DGX Spark: 128 GB LPDDR5X at 273 GB/s (NVIDIA's DGX Spark page, catalog entry).
+    spark = systems["dgx-spark"]
+    assert (spark.memory_gb, spark.mem_bw_gbs) == (128, 273)
+    # Strix Halo: 256-bit LPDDR5X-8000 = 256 GB/s (AMD, catalog entries).
+    assert systems["framework-desktop-ryzen-ai-max-395-128gb"].mem_bw_gbs == 256
+
+
+def test_memory_is_the_gpu_share_of_the_pool(catalog: Catalog) -> None:
+    # The Framework Desktop's firmware gives the GPU up to 96 of 128 GB (catalog entry's source).
+    framework = from_unified_system(catalog, "framework-desktop-ryzen-ai-max-395-128gb")
+    assert framework.mem_gb_per_device == pytest.approx(96 * GIB)
+    assert framework.host_ram_gb == pytest.approx(128 * GIB)
+    # The M3 Ultra 512 GB has no documented limit: the default share is used, and said.
+    m3 = from_unified_system(catalog, "mac-studio-m3-ultra-512gb")
+    assert m3.mem_gb_per_device == pytest.approx(512 * GIB * k.SOC_GPU_MEMORY_FRACTION)
+    assert any("assumed" in a and "75%" in a for a in m3.assumptions)
+
+
+def test_decode_follows_the_package_bandwidth(catalog: Catalog) -> None:
+    llm = get_model(catalog, "llama-3.1-70b")
+    spark = estimate(llm, "q4_k_m", from_unified_system(catalog, "dgx-spark"), context=4096)
+    ultra = estimate(llm, "q4_k_m", from_unified_system(catalog, "mac-studio-m3-ultra-512gb"), context=4096)
+    assert spark.fits and ultra.fits
+    # Same model and format: decode follows bandwidth, 819 / 273 GB/s = 3.0 (catalog entries), a
+    # little less because each step also pays the runtime's fixed time per token (constants.py).
+    assert 2.6 < ultra.decode_tokens_per_s / spark.decode_tokens_per_s < 819 / 273
+    # Weights and KV cache are read once per token at the SoC efficiency: 273 GB/s x 0.85 / ~44 GB.
+    read_gb = spark.weights_gb + spark.kv_cache_gb
+    assert spark.decode_tokens_per_s == pytest.approx(273 * k.SOC_DECODE_BW_EFFICIENCY / read_gb, rel=0.05)
+
+
+def test_a_model_larger_than_the_gpu_share_does_not_fit(catalog: Catalog) -> None:
+    # Llama 3.1 405B at Q4_K_M is about 245 GB of weights: more than a 128 GB machine holds.
+    llm = get_model(catalog, "llama-3.1-405b")
+    result = estimate(llm, "q4_k_m", from_unified_system(catalog, "dgx-spark"), context=4096)
+    assert not result.fits
+
+
+def test_estimate_on_a_system_from_the_command_line() -> None:
+    done = run_cli("estimate", "--system", "dgx-spark", "--model", "llama-3.1-8b", "--json")
+    assert done.returncode == 0
+    data = json.loads(done.stdout)
+    assert data["hardware"] == "NVIDIA DGX Spark (GB10, 128 GB)" and data["fits"]
+    done = run_cli("estimate", "--system", "no-such-box", "--model", "llama-3.1-8b")
+    assert done.returncode == 2 and "no-such-box" in done.stderr
+    assert "known: dgx-spark, framework-desktop" in done.stderr
+
+
+def test_an_unknown_system_is_a_clear_error(catalog: Catalog) -> None:
+    with pytest.raises(InputError, match="unified-memory machine"):
+        from_unified_system(catalog, "mac-pro-m9")
