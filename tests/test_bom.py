@@ -23,17 +23,23 @@ def _line(bom: Bom, group: str, part: str) -> BomLine:
     return next(line for g in bom.groups if g.id == group for line in g.lines if line.part == part)
 
 
+# The home rig's priced lines (see test_home_rig_total_by_hand for each price's file and date).
+HOME_RIG_TOTAL = 699 + 2 * 1499 + 289 + 199.99 + 500 + 40
+
+
 def test_home_rig_total_by_hand(catalog: Catalog) -> None:
     bom = build_bom(_plan("home-rig-2x3090.json", catalog), catalog, today=date(2026, 11, 25))
     # catalog/prices/prices-2026-11.yaml: ryzen-9-7950x 699 (2022-08-30), rtx-3090 1499 (2020-09-01);
-    # catalog/prices/prices-systems-network.yaml: samsung-990-pro-2tb 289 (launch, 2022-11-01).
-    # The board, case, DIMMs, PSU, M.2 drive and NVLink bridge have no price in the catalog.
+    # catalog/prices/prices-systems-network.yaml: samsung-990-pro-2tb 289 (launch, 2022-11-01);
+    # catalog/prices/prices-parts-2026.yaml: fractal-define-7-xl 199.99 and seasonic-prime-tx-1600 500
+    # (street, an October 2025 parts list), nvlink-bridge-3090-4slot 40 (used, eBay, January 2026).
+    # The board and the DIMMs have no price in the catalog.
     assert catalog.get("ryzen-9-7950x").price_usd == 699  # type: ignore[union-attr]
     assert catalog.get("rtx-3090").price_usd == 1499  # type: ignore[union-attr]
-    assert bom.totals.total_usd == pytest.approx(699 + 2 * 1499 + 289)  # 3,986
-    assert bom.totals.unpriced_parts == 5
-    assert bom.totals.unpriced_units == 6  # two 48 GB DIMMs count as two units
-    assert bom.totals.total_text == "$3,986.00 plus 5 parts without a price (6 units)"
+    assert bom.totals.total_usd == pytest.approx(HOME_RIG_TOTAL)  # 4,725.99
+    assert bom.totals.unpriced_parts == 2
+    assert bom.totals.unpriced_units == 3  # two 48 GB DIMMs count as two units
+    assert bom.totals.total_text == "$4,725.99 plus 2 parts without a price (3 units)"
     gpu = _line(bom, "home-rig", "rtx-3090")
     assert (gpu.quantity, gpu.extended_price_usd, gpu.price_origin) == (2, 2998, "catalog")
     assert gpu.price_date is not None and gpu.price_date.isoformat() == "2020-09-01"
@@ -41,7 +47,8 @@ def test_home_rig_total_by_hand(catalog: Catalog) -> None:
     # and more than a year old on 2026-11-25.
     assert "launch price $1,499" in gpu.price_source and "chipversus.com" in gpu.price_source
     assert gpu.price_kind == "launch" and gpu.price_stale
-    assert bom.totals.stale_parts == 3  # all three prices are from 2020-2022
+    # CPU, GPUs and SSD (2020-2022), case and PSU (October 2025) are over a year old; the bridge is not.
+    assert bom.totals.stale_parts == 5
     # Not a silent zero: a part without a price has no unit or extended price at all.
     board = _line(bom, "home-rig", "proart-x670e-creator")
     assert board.unit_price_usd is None and board.extended_price_usd is None
@@ -56,11 +63,13 @@ def test_home_rig_total_by_hand(catalog: Catalog) -> None:
 def test_colo_rack_counts_and_no_double_counting(catalog: Catalog) -> None:
     bom = build_bom(_plan("colo-rack.json", catalog), catalog)
     # colo-rack.json: 4 servers, each 2 CPUs, 12 DIMMs, 4 A100s, 1 ConnectX-6; the rack holds one
-    # apc-ar3300, one QM8700, one SN2201 and two AP8886 PDUs. Only the DIMMs have a price: a used
-    # 32 GB DDR4-2400 RDIMM at $125 (catalog/prices/prices-systems-network.yaml, 2026-09-07).
-    assert bom.totals.total_usd == pytest.approx(48 * 125)
-    assert bom.totals.unpriced_parts == 8
-    assert bom.totals.unpriced_units == 4 + 8 + 16 + 4 + 1 + 1 + 1 + 2  # 37
+    # apc-ar3300, one QM8700, one SN2201 and two AP8886 PDUs. Priced: a used 32 GB DDR4-2400 RDIMM
+    # at $125 (catalog/prices/prices-systems-network.yaml, 2026-09-07), a used Xeon E5-2680 v4 at
+    # $180 (eBay average, 2026-02-17) and a new A100 80GB at $8,000 (street, 2026-03-20), both in
+    # catalog/prices/prices-parts-2026.yaml. No public price was found for the other six parts.
+    assert bom.totals.total_usd == pytest.approx(48 * 125 + 8 * 180 + 16 * 8000)
+    assert bom.totals.unpriced_parts == 6
+    assert bom.totals.unpriced_units == 4 + 4 + 1 + 1 + 1 + 2  # 13
     dimm = next(line for line in bom.totals.lines if line.part == "ddr4-2400-32gb-rdimm-2rx4")
     assert dimm.price_kind == "used" and dimm.unit_price_usd == 125
     consolidated = {line.part: line.quantity for line in bom.totals.lines}
@@ -86,19 +95,20 @@ def test_price_override_changes_the_total(catalog: Catalog) -> None:
         }
     )
     bom = build_bom(plan, catalog)
-    # 16 A100 x $9,500 + 2 AP8886 x $1,200, the plan's own prices, and 48 DIMMs at the catalog's $125.
-    assert bom.totals.total_usd == pytest.approx(16 * 9500 + 2 * 1200 + 48 * 125)
-    assert bom.totals.unpriced_parts == 6
+    # 16 A100 x $9,500 + 2 AP8886 x $1,200, the plan's own prices, and 48 DIMMs at the catalog's $125
+    # and 8 Xeons at its $180.
+    assert bom.totals.total_usd == pytest.approx(16 * 9500 + 2 * 1200 + 48 * 125 + 8 * 180)
+    assert bom.totals.unpriced_parts == 5
     assert bom.totals.overridden_parts == 2
     line = _line(bom, "gpu-3", "a100-80gb-pcie")
     assert line.overridden and line.unit_price_usd == 9500 and line.extended_price_usd == 4 * 9500
     rack = bom.racks[0]
     assert rack.subtotal_usd == 2 * 1200
-    assert rack.rack_total_usd == pytest.approx(2 * 1200 + 16 * 9500 + 48 * 125)
+    assert rack.rack_total_usd == pytest.approx(2 * 1200 + 16 * 9500 + 48 * 125 + 8 * 180)
     # Overriding a part the catalog prices replaces the catalog price.
     home = _plan("home-rig-2x3090.json", catalog)
     home = home.model_copy(update={"user_prices": {"rtx-3090": UserPrice(price_usd=800.0)}})
-    assert build_bom(home, catalog).totals.total_usd == pytest.approx(699 + 2 * 800 + 289)  # and the 990 PRO
+    assert build_bom(home, catalog).totals.total_usd == pytest.approx(HOME_RIG_TOTAL - 2 * 1499 + 2 * 800)
 
 
 def test_server_psus_beyond_stock_are_bought(catalog: Catalog) -> None:
@@ -124,7 +134,7 @@ def test_csv_header_rows_and_totals(catalog: Catalog) -> None:
     assert len(rows) == 1 + len(bom.lines) == 1 + 8
     records = list(csv.DictReader(io.StringIO(text)))
     priced = [r for r in records if r["extended_price_usd"]]
-    assert sum(float(r["extended_price_usd"]) for r in priced) == pytest.approx(3986)
+    assert sum(float(r["extended_price_usd"]) for r in priced) == pytest.approx(HOME_RIG_TOTAL)
     gpu = next(r for r in records if r["part_id"] == "rtx-3090")
     assert (gpu["quantity"], gpu["unit_price_usd"], gpu["extended_price_usd"]) == ("2", "1499.00", "2998.00")
     assert gpu["price_date"] == "2020-09-01" and gpu["price_origin"] == "catalog"

@@ -17,6 +17,7 @@ from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import load_plan
 from tests.conftest import EXAMPLES, REPO
 from tests.guihelpers import keep, make_window
+from tests.test_bom import HOME_RIG_TOTAL
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -60,8 +61,8 @@ def test_export_json_and_csv_only(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert '"csv": "' in result.stdout and '"pdf": null' in result.stdout
     rows = list(csv.DictReader(out_csv.open(encoding="utf-8")))
-    # catalog prices: ryzen-9-7950x $699 + 2 x rtx-3090 $1499 (see test_bom.py).
-    assert sum(float(r["extended_price_usd"] or 0) for r in rows) == pytest.approx(3986)  # test_bom.py
+    # The home rig's catalog prices, each with its file and date in test_bom.py.
+    assert sum(float(r["extended_price_usd"] or 0) for r in rows) == pytest.approx(HOME_RIG_TOTAL)
 
 
 def test_export_bad_input(tmp_path: Path) -> None:

@@ -325,14 +325,14 @@ def test_price_filter_says_unpriced_parts_are_hidden(qtbot: QtBot, catalog: Cata
     dock = empty_dock(qtbot, catalog, tmp_path)
     bar = dock.filters
     assert "without a known price" in bar.price.toolTip()
-    # catalog/cpu.yaml: the Xeon E5-2680 v4 has no price (none in catalog/prices); with no maximum it is listed.
-    xeon = catalog.get("xeon-e5-2680-v4")
-    assert xeon is not None and xeon.price_usd is None
-    assert "xeon-e5-2680-v4" in dock.visible_part_ids()
+    # catalog/switch.yaml: the Spectrum SN2201 has no price (none in catalog/prices); with no maximum it is listed.
+    switch = catalog.get("nvidia-sn2201")
+    assert switch is not None and switch.price_usd is None
+    assert "nvidia-sn2201" in dock.visible_part_ids()
     bar.price.setCurrentIndex(bar.price.findData(1000.0))
     expected = {p.id for p in catalog if p.price_usd is not None and p.price_usd <= 1000}
     assert set(dock.visible_part_ids()) == expected
-    # catalog/gpu.yaml: no GPU of 80 GB or more has a price, so none is under $1,000.
+    # catalog/prices: every GPU of 80 GB or more with a price costs more than $1,000.
     bar.memory.setCurrentIndex(bar.memory.findData(80.0))
     assert dock.visible_part_ids() == []
     assert dock.empty_hint.isVisibleTo(dock) and "without a known price" in dock.empty_hint.text()

@@ -19,6 +19,7 @@ from rackplanner.core.plan.edits.base import EditRefused
 from rackplanner.core.plan.files import load_plan
 from tests.clihelpers import run_cli
 from tests.conftest import EXAMPLES, REPO
+from tests.test_bom import HOME_RIG_TOTAL
 from tests.test_report_pdf import export, flat, needs_pdftotext, page_text
 
 TODAY = date(2026, 11, 25)
@@ -92,10 +93,12 @@ def test_the_users_prices_win_and_old_ones_are_flagged(catalog: Catalog, tmp_pat
     assert gpu.price_source == "prices.csv row 2 (eBay used)"
     cpu = next(line for line in bom.totals.lines if line.part == "ryzen-9-7950x")
     # The 7950X's launch price (2022-08-30) is more than a year old on 2026-11-25.
-    assert cpu.price_kind == "launch" and cpu.price_stale and bom.totals.stale_parts == 2  # and the 990 PRO's
-    # 699 + 2 x 780 + 289 (the 990 PRO); the five unpriced parts are still named, never summed as zero.
-    assert bom.totals.total_usd == pytest.approx(699 + 2 * 780 + 289)
-    assert bom.totals.total_text == "$2,548.00 plus 5 parts without a price (6 units)"
+    # With the CPU: the 990 PRO (2022) and the case and PSU (October 2025); the 2026 bridge price is not.
+    assert cpu.price_kind == "launch" and cpu.price_stale and bom.totals.stale_parts == 4
+    # The home rig's catalog total with 2 x 780 for the GPUs; the two unpriced parts are still named,
+    # never summed as zero.
+    assert bom.totals.total_usd == pytest.approx(HOME_RIG_TOTAL - 2 * 1499 + 2 * 780)
+    assert bom.totals.total_text == "$3,287.99 plus 2 parts without a price (3 units)"
     with pytest.raises(EditRefused, match="parts not in the catalog: no-such-card"):
         edits.import_price_list(
             plan,
@@ -165,13 +168,14 @@ def test_the_pdf_total_follows_the_price_list(qapp: object, catalog: Catalog, tm
     plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
     before = tmp_path / "before.pdf"
     export(plan, catalog, before)
-    # catalog/prices: 699 (7950X) + 2 x 1499 (RTX 3090) + 289 (990 PRO) = 3,986.
-    assert flat(page_text(before)).count("$3,986.00") >= 2  # the cover and the whole-plan total
+    # The home rig's catalog total (test_bom.py): 4,725.99.
+    assert flat(page_text(before)).count("$4,725.99") >= 2  # the cover and the whole-plan total
     prices = tmp_path / "prices.csv"
     prices.write_text("part,price,date\nrtx-3090,780,2026-11-20\n", encoding="utf-8")
     priced = edits.import_price_list(plan, quotes=read_price_csv(prices, TODAY), name="prices.csv", catalog=catalog)
     after = tmp_path / "after.pdf"
     export(priced.plan, catalog, after)
     text = flat(page_text(after))
-    # 699 + 2 x 780 + 289 = 2,548: the cover and the whole-plan total say so, and the old total is gone.
-    assert text.count("$2,548.00") >= 2 and "$3,986.00" not in text
+    # 4,725.99 - 2 x 1,499 + 2 x 780 = 3,287.99: the cover and the whole-plan total say so, and the
+    # old total is gone.
+    assert text.count("$3,287.99") >= 2 and "$4,725.99" not in text
