@@ -8,11 +8,13 @@ import pytest
 
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.estimate import estimate, get_model
-from rackplanner.core.capacity.hardware import from_unified_system
+from rackplanner.core.capacity.hardware import from_machine, from_unified_system
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.catalog.parts import UnifiedSystem
+from rackplanner.core.catalog.parts import Board, UnifiedSystem
 from rackplanner.core.errors import InputError
+from rackplanner.core.plan.files import load_plan
 from tests.clihelpers import run_cli
+from tests.conftest import EXAMPLES
 
 GIB = k.MEMORY_GB_BYTES / k.GB
 
@@ -72,3 +74,17 @@ def test_estimate_on_a_system_from_the_command_line() -> None:
 def test_an_unknown_system_is_a_clear_error(catalog: Catalog) -> None:
     with pytest.raises(InputError, match="unified-memory machine"):
         from_unified_system(catalog, "mac-pro-m9")
+
+
+def test_the_board_limits_a_cpu_estimate(catalog: Catalog) -> None:
+    machine = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog).machines[0].model_copy(update={"cards": []})
+    # Ryzen 9 7950X: two DDR5-5200 channels (catalog cpu.yaml), DDR5-5600 DIMMs: 2 x 5200 x 8 B = 83.2 GB/s.
+    assert from_machine(machine, catalog).mem_bw_gbs_per_device == pytest.approx(83.2)
+    proart = catalog.get_as("proart-x670e-creator", Board)
+    assert proart is not None
+    # A board that lists DDR5-4800 at most, and wires one channel, limits it: 1 x 4800 x 8 B = 38.4 GB/s.
+    slower = proart.model_copy(update={"max_memory_speed_mts": 4800, "memory_channels_per_socket": 1})
+    limited = Catalog(parts={**catalog.parts, proart.id: slower}, origins=catalog.origins)
+    hw = from_machine(machine, limited)
+    assert hw.mem_bw_gbs_per_device == pytest.approx(38.4)
+    assert any("1 of the CPU's 2 memory channels" in a for a in hw.assumptions)
