@@ -9,36 +9,30 @@ Save writes the board to the user's catalog and reloads it, so the board can be 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QSpinBox,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from rackplanner.core.catalog.loading import Catalog, reload_catalog, user_catalog_dir
+from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Board
-from rackplanner.core.catalog.user_entries import save_part
-from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.errors import describe_validation_error
 from rackplanner.core.plan.model import Machine
 from rackplanner.draw.board import BoardDrawing
-from rackplanner.gui.canvases.zoom_view import ZoomView
+from rackplanner.gui.dialogs.entry_editor import EntryEditor, field_text
 from rackplanner.gui.document import PlanDocument
 
 PLATFORMS = ("consumer", "hedt", "workstation", "server")
@@ -97,23 +91,14 @@ TEMPLATE: dict[str, Any] = {
 }
 
 
-class PreviewView(ZoomView):
-    """The draft board's drawing, kept fitted."""
-
-    def fit_target(self) -> tuple[QRectF, float] | None:
-        scene = self.scene()
-        return (scene.itemsBoundingRect(), 8.0) if scene is not None and scene.items() else None
-
-
-class BoardEditor(QDialog):
+class BoardEditor(EntryEditor):
     """The form, the tables and the live drawing of one draft board."""
 
+    noun = "board"
+
     def __init__(self, document: PlanDocument, start: dict[str, Any], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Board")
-        self.document = document
+        super().__init__(document, parent)
         self.draft: Board | None = None
-        self.saved_path: Path | None = None
         self._extra = {k: v for k, v in start.items() if k not in _FORM_KEYS}
         # Sources are a list; the form shows them joined and keeps the list while the text is unchanged.
         self._sources = [str(s) for s in start.get("source", [])]
@@ -177,20 +162,7 @@ class BoardEditor(QDialog):
             column.addWidget(table, 1 if table is self.slots else 0)
         column.addWidget(self.problem)
 
-        self.view = PreviewView()
-        self.view.setup_canvas("#eef1f4")
-        self.scene = self.view.scene()
-        splitter = QSplitter()
-        splitter.addWidget(left)
-        splitter.addWidget(self.view)
-        splitter.setSizes([660, 540])
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(splitter, 1)
-        layout.addWidget(self.buttons)
-        self.resize(1200, 760)
+        self.place(left, (660, 540), (1200, 760))
 
         for widget in self.fields.values():
             signal = (
@@ -244,25 +216,6 @@ class BoardEditor(QDialog):
         drawing.draw(Machine(id="preview", name="Preview", board=board.id))
         self.view.fit()
 
-    def save(self) -> None:
-        """Write the board to the user's catalog, reload the catalog, and close."""
-        if self.draft is None:
-            return
-        known = self.document.catalog.get(self.draft.id)
-        if known is not None and self.document.catalog.origins[self.draft.id].path.parent != user_catalog_dir():
-            answer = QMessageBox.question(
-                self, "Save board", f"{self.draft.id} is a built-in board; your entry will replace it. Save anyway?"
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                return
-        try:
-            self.saved_path = save_part(self.draft, user_catalog_dir())
-            self.document.set_catalog(reload_catalog(self.document.catalog))
-        except (InputError, OSError) as exc:
-            QMessageBox.warning(self, "Save board", str(exc))
-            return
-        self.accept()
-
     def _add_row(self, table: QTableWidget) -> None:
         table.insertRow(table.rowCount())
         self.refresh()
@@ -292,13 +245,6 @@ _FORM_KEYS = {
     "switches",
     "slots",
 }
-
-
-def field_text(value: object) -> str:
-    """A catalog value as a form shows it (a list joined with "; ")."""
-    if isinstance(value, list):
-        return "; ".join(str(v) for v in value)
-    return "" if value is None else str(value)
 
 
 def _table(columns: tuple[str, ...], rows: list[Any]) -> QTableWidget:

@@ -8,32 +8,27 @@ the power the supplies give. Save validates as the catalog does and writes to th
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QSpinBox,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from rackplanner.core.catalog.loading import Catalog, reload_catalog, user_catalog_dir
+from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Board, Chassis, Psu, Server
-from rackplanner.core.catalog.user_entries import save_part
-from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.errors import describe_validation_error
 from rackplanner.core.machine.power import parse_redundancy
 from rackplanner.core.plan.model import Machine
 from rackplanner.draw.board import BoardDrawing
-from rackplanner.gui.dialogs.board_editor import PreviewView, field_text
+from rackplanner.gui.dialogs.entry_editor import EntryEditor, field_text
 from rackplanner.gui.document import PlanDocument
 
 # Spin boxes: (label, lowest, highest); 0 in an optional one means "not known".
@@ -53,15 +48,14 @@ PICKS: dict[str, tuple[str, type[Board] | type[Chassis] | type[Psu]]] = {
 }
 
 
-class ServerEditor(QDialog):
+class ServerEditor(EntryEditor):
     """The form and live drawing of one draft server."""
 
+    noun = "server"
+
     def __init__(self, document: PlanDocument, start: dict[str, Any], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Server")
-        self.document = document
+        super().__init__(document, parent)
         self.draft: Server | None = None
-        self.saved_path: Path | None = None
         self._extra = {k: v for k, v in start.items() if k not in _FORM_KEYS}
         self._sources = [str(s) for s in start.get("source", [])]
         catalog = document.catalog
@@ -108,20 +102,7 @@ class ServerEditor(QDialog):
         column.addStretch(1)
         left.setMaximumWidth(560)
 
-        self.view = PreviewView()
-        self.view.setup_canvas("#eef1f4")
-        self.scene = self.view.scene()
-        splitter = QSplitter()
-        splitter.addWidget(left)
-        splitter.addWidget(self.view)
-        splitter.setSizes([520, 600])
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(splitter, 1)
-        layout.addWidget(self.buttons)
-        self.resize(1160, 700)
+        self.place(left, (520, 600), (1160, 700))
         for widget in self.fields.values():
             if isinstance(widget, QLineEdit):
                 widget.textChanged.connect(self.refresh)
@@ -164,25 +145,6 @@ class ServerEditor(QDialog):
         preview = Catalog(parts={**catalog.parts, server.id: server}, origins=catalog.origins, prices=catalog.prices)
         BoardDrawing(self.scene, preview).draw(Machine(id="preview", name="Preview", server=server.id))
         self.view.fit()
-
-    def save(self) -> None:
-        """Write the server to the user's catalog, reload the catalog, and close."""
-        if self.draft is None:
-            return
-        origin = self.document.catalog.origins.get(self.draft.id)
-        if origin is not None and origin.path.parent != user_catalog_dir():
-            answer = QMessageBox.question(
-                self, "Save server", f"{self.draft.id} is a built-in server; your entry will replace it. Save anyway?"
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                return
-        try:
-            self.saved_path = save_part(self.draft, user_catalog_dir())
-            self.document.set_catalog(reload_catalog(self.document.catalog))
-        except (InputError, OSError) as exc:
-            QMessageBox.warning(self, "Save server", str(exc))
-            return
-        self.accept()
 
 
 def power_summary(server: Server, catalog: Catalog) -> str:
