@@ -10,10 +10,9 @@ from pytestqt.qtbot import QtBot
 
 from rackplanner.core.catalog.loading import Catalog, load_catalog
 from rackplanner.core.catalog.parts import Server
-from rackplanner.core.machine.power import machine_power
+from rackplanner.core.machine.power import machine_power, stock_supply_summary
 from rackplanner.core.plan import edits
 from rackplanner.core.plan.files import load_plan, save_plan
-from rackplanner.gui.dialogs.server_editor import power_summary
 from tests.conftest import EXAMPLES
 from tests.guihelpers import shown_window
 
@@ -66,7 +65,18 @@ def test_a_server_made_in_the_editor_is_used_in_a_plan_that_reopens(
 def test_the_summary_names_the_supplies_and_bays(catalog: Catalog) -> None:
     server = catalog.get_as("sys-521ge-tnrt", Server)
     assert server is not None
-    text = power_summary(server, catalog)
+    text = "\n".join(stock_supply_summary(server, catalog))
     # SYS-521GE-TNRT: four 2,700 W Titanium supplies (catalog entry), no redundancy stated.
     assert "4 x 2,700 W supplies: 10,800 W usable (no spare)" in text
     assert "2 x LGA4677" in text
+
+
+def test_a_stated_no_spare_redundancy_is_not_flagged(catalog: Catalog) -> None:
+    # Gigabyte G292-Z20: two 2,200 W supplies that must both be live, "2+0" (catalog server entry).
+    server = catalog.get_as("gigabyte-g292-z20", Server)
+    assert server is not None
+    lines = stock_supply_summary(server, catalog)
+    assert lines[0] == "2 x 2,200 W supplies: 4,400 W usable (no spare)"
+    assert not any("does not add up" in line for line in lines)
+    odd = server.model_copy(update={"psu_redundancy": "3+3"})
+    assert "Redundancy '3+3' does not add up to 2 supplies." in stock_supply_summary(odd, catalog)

@@ -13,10 +13,11 @@ from pydantic import BaseModel
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.limits import check_positive
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.catalog.parts import Board, Cpu, Gpu, Memory, Server, UnifiedSystem
+from rackplanner.core.catalog.parts import Cpu, Gpu, Memory, UnifiedSystem
 from rackplanner.core.errors import InputError, unknown
 from rackplanner.core.machine.topology import derive_topology, pcie_gbs
 from rackplanner.core.plan.model import Machine
+from rackplanner.core.plan.resolve import board_of
 
 # Catalog capacities in GB are binary (see constants.MEMORY_GB_BYTES); results are decimal GB.
 _GIB = k.MEMORY_GB_BYTES / k.GB
@@ -225,11 +226,7 @@ def from_unified_system(catalog: Catalog, system_id: str) -> Hardware:
 
 def board_memory_limits(machine: Machine, catalog: Catalog) -> tuple[int | None, int | None]:
     """Memory channels per socket and top DIMM speed the machine's board allows (None: not known)."""
-    board_id = machine.board
-    if machine.server is not None:
-        server = catalog.get_as(machine.server, Server)
-        board_id = server.board if server is not None else None
-    board = catalog.get_as(board_id, Board) if board_id else None
+    board = board_of(machine, catalog)
     if board is None:
         return None, None
     return board.memory_channels_per_socket, board.max_memory_speed_mts

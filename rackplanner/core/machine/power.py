@@ -440,3 +440,24 @@ def _recommend_psu(machine: Machine, catalog: Catalog, transient_w: float) -> tu
     ]
     fitting.sort(key=lambda p: (p.watts, p.price_usd or math.inf))
     return float(needed_w), [p.id for p in fitting[:3]]
+
+
+def stock_supply_summary(server: Server, catalog: Catalog) -> list[str]:
+    """A catalog server's stock supplies in words: usable watts with the spares, and its board's bays."""
+    psu = catalog.get_as(server.psu, Psu)
+    board = catalog.get_as(server.board, Board)
+    lines = []
+    if psu is not None:
+        active, spare = parse_redundancy(server.psu_redundancy, server.psu_count)
+        lines.append(
+            f"{server.psu_count} x {psu.watts:,.0f} W supplies: {active * psu.watts:,.0f} W usable"
+            + (f" with {spare} spare" if spare else " (no spare)")
+        )
+        text = (server.psu_redundancy or "").strip()
+        stated = _REDUNDANCY.match(text)
+        if text and (active, spare) == (server.psu_count, 0) and not (stated and int(stated.group(2)) == 0):
+            lines.append(f"Redundancy {text!r} does not add up to {server.psu_count} supplies.")
+    if board is not None:
+        bays = [s for s in board.slots if s.kind in ("pcie", "sxm")]
+        lines.append(f"Board: {len(bays)} GPU-capable slots or bays, {board.sockets} x {board.cpu_socket}")
+    return lines

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Board, Chassis, Psu, Server
 from rackplanner.core.errors import describe_validation_error
-from rackplanner.core.machine.power import parse_redundancy
+from rackplanner.core.machine.power import stock_supply_summary
 from rackplanner.core.plan.model import Machine
 from rackplanner.draw.board import BoardDrawing
 from rackplanner.gui.dialogs.entry_editor import EntryEditor, field_text
@@ -135,7 +135,7 @@ class ServerEditor(EntryEditor):
             self.summary.setText("")
             self.problem.setText(f"<span style='color:#b42318'>{describe_validation_error(exc)}</span>")
         else:
-            self.summary.setText(power_summary(self.draft, self.document.catalog))
+            self.summary.setText("<br>".join(stock_supply_summary(self.draft, self.document.catalog)))
             self.problem.setText("Valid: Save puts it in your catalog, ready to use.")
             self._draw(self.draft)
         self.buttons.button(QDialogButtonBox.StandardButton.Save).setEnabled(self.draft is not None)
@@ -145,26 +145,6 @@ class ServerEditor(EntryEditor):
         preview = Catalog(parts={**catalog.parts, server.id: server}, origins=catalog.origins, prices=catalog.prices)
         BoardDrawing(self.scene, preview).draw(Machine(id="preview", name="Preview", server=server.id))
         self.view.fit()
-
-
-def power_summary(server: Server, catalog: Catalog) -> str:
-    """What the stock supplies give: total, usable with the redundancy, and the board's GPU bays."""
-    psu = catalog.get_as(server.psu, Psu)
-    board = catalog.get_as(server.board, Board)
-    lines = []
-    if psu is not None:
-        active, spare = parse_redundancy(server.psu_redundancy, server.psu_count)
-        usable = active * psu.watts
-        lines.append(
-            f"{server.psu_count} x {psu.watts:,.0f} W supplies: {usable:,.0f} W usable"
-            + (f" with {spare} spare" if spare else " (no spare)")
-        )
-        if server.psu_redundancy and not spare:
-            lines.append(f"Redundancy {server.psu_redundancy!r} does not add up to {server.psu_count} supplies.")
-    if board is not None:
-        bays = [s for s in board.slots if s.kind in ("pcie", "sxm")]
-        lines.append(f"Board: {len(bays)} GPU-capable slots or bays, {board.sockets} x {board.cpu_socket}")
-    return "<br>".join(lines)
 
 
 _FORM_KEYS = {"id", "vendor", "model", "source", "psu_redundancy", *PICKS, *SPINS}
