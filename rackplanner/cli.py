@@ -78,6 +78,7 @@ COMMANDS = (
     "import-netbox",
     "import-netbox-export",
     "estimate",
+    "calibrate",
     "capacity",
     "export",
 )
@@ -216,6 +217,16 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument("--prompt", type=int, metavar="N", help="prompt tokens for prefill and time to first token")
     estimate.add_argument("--json", action="store_true", help="machine-readable output")
 
+    calibrate = sub.add_parser(
+        "calibrate",
+        parents=[common],
+        help="fit the capacity constants to published measurements and report the held-out error",
+    )
+    calibrate.add_argument(
+        "measured", type=Path, metavar="MEASURED.csv", help="measurement rows (tests/data/measured.csv)"
+    )
+    calibrate.add_argument("--write", action="store_true", help="store the fitted constants in the package")
+
     capacity = sub.add_parser(
         "capacity", parents=[common], help="which catalog models and formats fit a plan's machine, with speeds"
     )
@@ -320,6 +331,8 @@ def _dispatch(args: argparse.Namespace, catalog: Catalog, commands: ModuleType) 
         return int(commands.import_netbox_export(args, catalog))
     if args.command == "estimate":
         return int(commands.estimate(args, catalog))
+    if args.command == "calibrate":
+        return int(commands.calibrate(args, catalog))
     if args.command == "export":
         return int(commands.export(args, catalog))
     if args.command == "capacity":

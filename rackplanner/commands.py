@@ -223,6 +223,19 @@ def estimate(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
+def calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
+    import rackplanner.core.capacity as capacity_package
+    from rackplanner.core.capacity.calibration_report import calibrate as run
+    from rackplanner.core.capacity.calibration_report import report, write_constants
+
+    cal, cv = run(args.measured, catalog)
+    print(report(cal, cv, args.measured))
+    if args.write:
+        target = write_constants(cal, Path(capacity_package.__file__).parent)
+        print(f"wrote {target}")
+    return 0
+
+
 def capacity(args: argparse.Namespace, catalog: Catalog) -> int:
     from rackplanner.core.capacity.text import capacity_command
 

@@ -1,19 +1,24 @@
 """Estimates against published measurements (tests/data/measured.csv).
 
-The error table is printed, attached to the test report (``record_property``) and shown
-as a CalibrationReport warning so that it appears in the pytest summary of every run.
+The constants are fitted to the measurements (``rackplanner calibrate --write``) and the
+error that matters is the held-out one: each source estimated with constants fitted
+without it. The report is printed, attached to the test report (``record_property``) and
+shown as a CalibrationReport warning so that it appears in the pytest summary of every run.
 """
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from rackplanner.core.capacity import constants as k
-from rackplanner.core.capacity.calibration import evaluate, fit_constants, format_table, load_points
+from rackplanner.core.capacity.calibration import evaluate, load_points
+from rackplanner.core.capacity.calibration_report import calibrate, report
+from rackplanner.core.capacity.fit import CrossValidation
+from rackplanner.core.capacity.fitted import Calibration, current
 from rackplanner.core.catalog.loading import Catalog, load_catalog
 
 DATA = Path(__file__).parent / "data"
@@ -26,39 +31,79 @@ class CalibrationReport(UserWarning):
 
 @pytest.fixture(scope="module")
 def calibration_catalog() -> Catalog:
-    # Hardware figures the built-in catalog lacks (tests/data/calibration-catalog/gpu.yaml).
+    # Hardware figures the built-in catalog lacks (tests/data/calibration-catalog/*.yaml).
     return load_catalog([DATA / "calibration-catalog"])
+
+
+@pytest.fixture(scope="module")
+def calibrated(calibration_catalog: Catalog) -> tuple[Calibration, CrossValidation]:
+    return calibrate(MEASURED, calibration_catalog)
 
 
 def test_measured_points_are_sourced_and_enough() -> None:
     points = load_points(MEASURED)
-    assert len(points) >= 20
+    benchmark = [p for p in points if not p.is_report]
+    # The issue asks for at least 120 published measurements from at least 6 independent sources.
+    assert len(benchmark) >= 120
+    assert len({p.group for p in benchmark}) >= 6
     assert len({p.point for p in points}) == len(points)
-    for point in points:
-        assert point.source.startswith(("https://", "seed ")), point.point
-    assert any(p.source.startswith("seed 000_2736fecfd42346e5") for p in points)
+    for point in benchmark:
+        assert point.source.startswith("https://"), point.point
+        assert point.date[:4].isdigit() and point.runtime_version and point.hardware_detail, point.point
     assert {p.metric for p in points} == {"decode_tokens_per_s", "prefill_tokens_per_s"}
+    assert {p.runtime for p in benchmark} >= {"llama.cpp", "vllm", "tensorrt-llm", "sglang", "mlx"}
 
 
-def test_estimates_are_within_20_percent_median(
-    calibration_catalog: Catalog, record_property: Callable[[str, object], None]
+def test_shipped_constants_are_the_fit(calibrated: tuple[Calibration, CrossValidation]) -> None:
+    """fitted_constants.json is what `rackplanner calibrate --write` gives on measured.csv."""
+    fresh, _cv = calibrated
+    shipped = current()
+    assert set(shipped.decode_bw_efficiency) == set(fresh.decode_bw_efficiency)
+    for key, value in fresh.decode_bw_efficiency.items():
+        assert shipped.decode_bw_efficiency[key] == pytest.approx(value, rel=1e-3), key
+    for key, value in fresh.prefill_tflops_efficiency.items():
+        assert shipped.prefill_tflops_efficiency[key] == pytest.approx(value, rel=1e-3), key
+    for key, value in fresh.layer_overhead_s.items():
+        assert shipped.layer_overhead_s[key] == pytest.approx(value, rel=1e-3, abs=1e-9), key
+    assert shipped.numa_scaling == fresh.numa_scaling
+    for key, band in fresh.error_bands.items():
+        assert shipped.error_bands[key].median == pytest.approx(band.median, rel=1e-3), key
+
+
+def test_held_out_error_report(
+    calibrated: tuple[Calibration, CrossValidation], record_property: Callable[[str, object], None]
 ) -> None:
-    table = evaluate(load_points(MEASURED), calibration_catalog)
-    text = format_table(table)
+    cal, cv = calibrated
+    text = report(cal, cv, MEASURED)
     print("\n" + text)
-    record_property("calibration_table", text)
-    record_property("median_relative_error", round(table.median, 4))
+    record_property("calibration_report", text)
     warnings.warn(CalibrationReport("\n" + text), stacklevel=1)
-    assert all(row.estimated is not None for row in table.rows), "every measured setup must fit"
-    assert table.median <= 0.20
+    decode, prefill = cv.band("decode"), cv.band("prefill")
+    assert decode is not None and prefill is not None
+    # Regression guards at the cross-validated error of 2026-11 (decode 20%, prefill 34%
+    # median); the targets (15% median, 90% within 35%) are not met yet, see README.
+    assert decode.median <= 0.22
+    assert prefill.median <= 0.38
+    assert decode.points >= 250 and prefill.points >= 150
 
 
-def test_constants_are_the_fit(calibration_catalog: Catalog) -> None:
-    """The named efficiencies are what the measurements give, not tuned by hand."""
-    fit = fit_constants(load_points(MEASURED), calibration_catalog)
-    assert pytest.approx(fit.gpu_decode_bw_efficiency, rel=0.05) == k.GPU_DECODE_BW_EFFICIENCY
-    assert pytest.approx(fit.llama_cpp_layer_overhead_s, rel=0.10) == k.LLAMA_CPP_LAYER_OVERHEAD_S
-    for device_class, value in fit.prefill_tflops_efficiency.items():
-        assert k.PREFILL_TFLOPS_EFFICIENCY[device_class] == pytest.approx(value, rel=0.05), device_class
-    assert fit.tp_server_step_overhead_s is not None
-    assert pytest.approx(fit.tp_server_step_overhead_s, rel=0.10) == k.TP_SERVER_STEP_OVERHEAD_S
+def test_held_out_error_is_not_the_in_sample_error(
+    calibration_catalog: Catalog, calibrated: tuple[Calibration, CrossValidation]
+) -> None:
+    """Leaving a source out must cost something: in-sample error is lower than held-out."""
+    cal, cv = calibrated
+    points = [p for p in load_points(MEASURED) if not p.is_report]
+    in_sample = evaluate(points, calibration_catalog, calibration=cal)
+    decode_in = sorted(abs(r.relative_error) for r in in_sample.rows if r.relative_error is not None)
+    held_out = cv.band("decode")
+    assert held_out is not None
+    assert decode_in[len(decode_in) // 2] < held_out.median
+
+
+def test_shipped_error_bands_cover_every_hardware_class() -> None:
+    import rackplanner.core.capacity as package
+
+    bands = json.loads((Path(package.__file__).parent / "fitted_constants.json").read_text())["error_bands"]
+    for metric in ("decode", "prefill"):
+        for band in ("all", "gpu-hbm", "gpu-gddr", "unified", "cpu"):
+            assert f"{metric}|{band}" in bands

@@ -19,12 +19,7 @@ from rackplanner.core.capacity.formats import FORMATS, WeightFormat, get_format
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.capacity.memory import memory_fit
 from rackplanner.core.capacity.runtime import get_runtime
-from rackplanner.core.capacity.speed import (
-    SpeedInputs,
-    decode_bw_efficiency,
-    decode_tokens_per_s,
-    prefill_tflops_efficiency,
-)
+from rackplanner.core.capacity.speed import SpeedInputs, decode_tokens_per_s
 from rackplanner.core.capacity.training import TrainingLimits, time_to_train_s, training_limits
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
@@ -117,9 +112,9 @@ def at_peak(s: SpeedInputs) -> SpeedInputs:
     """The same inputs at the devices' peak TFLOP/s and bandwidth (no achieved-share factors)."""
     return replace(
         s,
-        flops_per_s=s.flops_per_s / prefill_tflops_efficiency(s.hw, s.runtime),
-        mem_bytes_per_s=s.mem_bytes_per_s / decode_bw_efficiency(s.hw),
-        host_bytes_per_s=s.host_bytes_per_s / k.CPU_DECODE_BW_EFFICIENCY,
+        flops_per_s=s.flops_per_s / s.prefill_eff,
+        mem_bytes_per_s=s.mem_bytes_per_s / s.decode_eff,
+        host_bytes_per_s=s.host_bytes_per_s / s.host_eff,
     )
 
 

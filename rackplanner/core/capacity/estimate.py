@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band
 from rackplanner.core.capacity.formats import FORMATS, WeightFormat, bits_per_weight, get_format, kv_element_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.limits import check_positive
@@ -57,6 +58,10 @@ class Estimate(BaseModel):
     requests_per_s_at_target: float | None
     target_tokens_per_s_per_user: float
     training: TrainingLimits | None = None
+    # Cross-validated error of estimates like this one, and the classes the constants came from.
+    decode_error: ErrorBand | None = None
+    prefill_error: ErrorBand | None = None
+    calibration_classes: str = ""
     assumptions: list[str] = []
     notes: list[str] = []
 
@@ -87,6 +92,7 @@ def estimate(
     output_tokens: int = 256,
     target_tokens_per_s: float = 20.0,
     with_training: bool = True,
+    calibration: Calibration | None = None,
 ) -> Estimate:
     """Memory fit, decode/prefill speed and (optionally) training limits."""
     fmt = get_format(fmt) if isinstance(fmt, str) else fmt
@@ -98,13 +104,24 @@ def estimate(
     prompt_tokens = min(context, 512) if prompt is None else prompt
     check_positive("prompt", prompt_tokens)
     notes: list[str] = []
-    if rt.gpu_only and hw.kind != "gpu":
-        raise InputError(f"{rt.label} runs on GPUs; use --runtime llama.cpp for {hw.label}")
+    if not rt.runs_on(hw.kind):
+        raise InputError(rt.refusal(hw.label))
     kv_bytes = kv_element_bytes(kv_cache)
     fit = memory_fit(model, fmt, hw, rt, batch=batch, context=context, kv_bytes=kv_bytes)
     notes.extend(fit.notes)
     speeds = _speeds(
-        model, fmt, hw, rt, fit, batch, context, kv_bytes, prompt_tokens, output_tokens, target_tokens_per_s
+        model,
+        fmt,
+        hw,
+        rt,
+        fit,
+        batch,
+        context,
+        kv_bytes,
+        prompt_tokens,
+        output_tokens,
+        target_tokens_per_s,
+        calibration,
     )
     if speeds is None:
         notes.append("no speed: the catalog lacks this hardware's bandwidth or it does not fit")
@@ -119,6 +136,8 @@ def estimate(
     if rt.split == "layer" and hw.kind == "gpu" and hw.devices > 1:
         notes.append("layer split: the model spreads over the GPUs but they take turns, so decode is one GPU's speed")
     _s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
+    cal = calibration or current()
+    classes = f"decode {_s_in.decode_class}, prefill {_s_in.prefill_class}" if _s_in is not None else ""
     return Estimate(
         hardware=hw.label,
         model=model.id,
@@ -152,6 +171,9 @@ def estimate(
         requests_per_s_at_target=rps,
         target_tokens_per_s_per_user=target_tokens_per_s,
         training=training_limits(model, hw) if with_training else None,
+        decode_error=error_band(cal, hw, "decode"),
+        prefill_error=error_band(cal, hw, "prefill"),
+        calibration_classes=classes,
         assumptions=list(hw.assumptions),
         notes=notes,
     )
@@ -169,13 +191,19 @@ def _speeds(
     prompt: int,
     output_tokens: int,
     target: float,
-) -> tuple[SpeedInputs, float, float, tuple[int, float], float, float, int, float] | None:
+    calibration: Calibration | None,
+) -> tuple[SpeedInputs, float, float, tuple[int, float], float | None, float | None, int | None, float | None] | None:
     if not fit.fits:
         return None
-    s = SpeedInputs.build(model, fmt, hw, rt, kv_bytes=kv_bytes, offload_fraction=fit.offload_fraction)
+    s = SpeedInputs.build(
+        model, fmt, hw, rt, kv_bytes=kv_bytes, offload_fraction=fit.offload_fraction, calibration=calibration
+    )
     dec = batch / decode_step_s(s, batch, context)
     dec1 = 1 / decode_step_s(s, 1, context)
     bb = best_batch(s, context, max(fit.max_batch, 1))
+    if s.flops_per_s == float("inf"):
+        # No tensor peak in the catalog: prefill is unknown, not infinitely fast.
+        return s, dec, dec1, bb, None, None, None, None
     pf = prefill_tokens_per_s(s, prompt)
     ttft = prompt / pf + decode_step_s(s, 1, prompt)
     conc, rps = requests_per_s(
@@ -215,8 +243,8 @@ def capacity_table(
     check_positive("context", context)
     rows: list[TableRow] = []
     rt = get_runtime(runtime or DEFAULT_RUNTIME)
-    if rt.gpu_only and hw.kind != "gpu":
-        raise InputError(f"{rt.label} runs on GPUs; use --runtime llama.cpp for {hw.label}")
+    if not rt.runs_on(hw.kind):
+        raise InputError(rt.refusal(hw.label))
     fmts = [get_format(f) for f in formats] if formats else list(FORMATS.values())
     for model in sorted(catalog.of_kind(LlmModel), key=lambda m: m.id):
         ctx = min(context, model.max_context)

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from rackplanner.core.capacity import constants as k
+from rackplanner.core.capacity.classes import architecture, chip_architecture, chip_vendor, memory_tech
 from rackplanner.core.capacity.limits import check_positive
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Cpu, Gpu, Memory, UnifiedSystem
@@ -41,6 +42,13 @@ class Hardware(BaseModel):
     host_bw_gbs: float | None = None
     # Each GPU's PCIe link to the host, per direction (what CPU offload streams over).
     host_link_gbs: float | None = None
+    # Calibration classes (classes.py): memory technology, architecture, maker.
+    mem_tech: str = "unknown"
+    arch: str = "unknown"
+    vendor: str = "unknown"
+    # Peaks a format with 8-bit weights and activations runs at (None: not in the catalog).
+    fp8_tflops_per_device: float | None = None
+    int8_tops_per_device: float | None = None
     assumptions: list[str] = []
 
     @property
@@ -79,9 +87,18 @@ def from_gpu(catalog: Catalog, gpu_id: str, count: int = 1) -> Hardware:
     link_kind = "none"
     if count > 1:
         pcie = pcie_gbs(gpu.pcie_gen, gpu.pcie_lanes)
-        if gpu.nvlink_gbs and count == 2:
+        if gpu.nvlink_gbs and gpu.form_factor != "pcie":
+            # SXM/OAM boards join every GPU through NVSwitch (or a full mesh) at the GPU's link rate.
             link_gbs, link_kind = gpu.nvlink_gbs, "NVLink"
-            assumptions.append(f"assumed: the two GPUs are joined by NVLink ({gpu.nvlink_gbs:g} GB/s per direction)")
+            assumptions.append(
+                f"the {gpu.form_factor.upper()} GPUs are joined by NVLink/NVSwitch "
+                f"({gpu.nvlink_gbs:g} GB/s per direction)"
+            )
+        elif gpu.nvlink_gbs and count == 2:
+            link_gbs, link_kind = gpu.nvlink_gbs, "NVLink"
+            assumptions.append(
+                f"assumed: the two GPUs are joined by an NVLink bridge ({gpu.nvlink_gbs:g} GB/s per direction)"
+            )
         elif gpu.p2p_pcie:
             link_gbs, link_kind = pcie, "PCIe P2P"
             assumptions.append(
@@ -106,7 +123,18 @@ def from_gpu(catalog: Catalog, gpu_id: str, count: int = 1) -> Hardware:
         link_kind=link_kind,
         host_link_gbs=pcie_gbs(gpu.pcie_gen, gpu.pcie_lanes),
         assumptions=assumptions,
+        **_gpu_classes(gpu),
     )
+
+
+def _gpu_classes(gpu: Gpu) -> dict[str, object]:
+    return {
+        "mem_tech": memory_tech(gpu.mem_type),
+        "arch": architecture(gpu.architecture),
+        "vendor": gpu.vendor.lower(),
+        "fp8_tflops_per_device": gpu.fp8_tensor_tflops,
+        "int8_tops_per_device": gpu.int8_tensor_tops,
+    }
 
 
 def cpu_tflops(cpu: Cpu, *, matrix: bool = True) -> float | None:
@@ -178,12 +206,16 @@ def from_cpu(
         devices=sockets,
         mem_gb_per_device=mem_per_device,
         mem_bw_gbs_per_device=bw,
-        tflops_per_device=cpu_tflops(cpu),
+        # llama.cpp's CPU matrix kernels run on the vector units; AMX tiles are not counted.
+        tflops_per_device=cpu_tflops(cpu, matrix=False),
         link_gbs=_socket_link_gbs(cpu) if sockets > 1 else None,
         link_kind="inter-socket link" if sockets > 1 else "none",
         host_ram_gb=ram_gb,
         host_bw_gbs=bw * sockets,
         assumptions=assumptions,
+        mem_tech=memory_tech(cpu.mem_type),
+        arch=chip_architecture(cpu.model, cpu.vendor) if soc else cpu.family or "unknown",
+        vendor=cpu.vendor.lower(),
     )
 
 
@@ -221,6 +253,9 @@ def from_unified_system(catalog: Catalog, system_id: str) -> Hardware:
         host_ram_gb=pool_gb,
         host_bw_gbs=system.mem_bw_gbs,
         assumptions=assumptions,
+        mem_tech=memory_tech(system.mem_type),
+        arch=chip_architecture(system.chip, system.vendor),
+        vendor=chip_vendor(system.chip, system.vendor),
     )
 
 
@@ -310,4 +345,5 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
         host_bw_gbs=host_bw,
         host_link_gbs=min((d.gbs for d in topo.devices if d.kind == "gpu"), default=None),
         assumptions=assumptions,
+        **_gpu_classes(slowest),
     )

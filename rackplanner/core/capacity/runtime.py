@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import unknown
@@ -25,23 +24,30 @@ class Runtime:
     id: str
     label: str
     split: Literal["layer", "tensor", "pipeline"]
-    # Fixed decode cost per layer per step, and per step.
-    layer_overhead_s: float
-    step_overhead_s: float
-    gpu_only: bool
+    # Device kinds it runs on (gpu, cpu, soc) and how to say where it does not.
+    kinds: frozenset[str]
+    runs_on_text: str
     # Can keep some layers in system RAM and run them on the CPU.
     cpu_offload: bool
 
+    def runs_on(self, kind: str) -> bool:
+        return kind in self.kinds
 
+    def refusal(self, hw_label: str) -> str:
+        """Why this runtime cannot run on ``hw_label``, with what to choose instead."""
+        return f"{self.label} runs on {self.runs_on_text} only; choose llama.cpp for {hw_label}"
+
+
+_GPU = frozenset({"gpu"})
 RUNTIMES: dict[str, Runtime] = {
     r.id: r
     for r in (
-        Runtime("llama.cpp", "llama.cpp (layer split)", "layer", k.LLAMA_CPP_LAYER_OVERHEAD_S, 0.0, False, True),
-        Runtime("vllm", "vLLM (tensor parallel)", "tensor", 0.0, k.TP_SERVER_STEP_OVERHEAD_S, True, False),
-        Runtime(
-            "tensorrt-llm", "TensorRT-LLM (tensor parallel)", "tensor", 0.0, k.TP_SERVER_STEP_OVERHEAD_S, True, False
-        ),
-        Runtime("vllm-pp", "vLLM (pipeline parallel)", "pipeline", 0.0, k.TP_SERVER_STEP_OVERHEAD_S, True, False),
+        Runtime("llama.cpp", "llama.cpp (layer split)", "layer", frozenset({"gpu", "cpu", "soc"}), "", True),
+        Runtime("vllm", "vLLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
+        Runtime("sglang", "SGLang (tensor parallel)", "tensor", _GPU, "GPUs", False),
+        Runtime("tensorrt-llm", "TensorRT-LLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
+        Runtime("vllm-pp", "vLLM (pipeline parallel)", "pipeline", _GPU, "GPUs", False),
+        Runtime("mlx", "MLX (Apple silicon)", "layer", frozenset({"soc"}), "Apple silicon", False),
     )
 }
 

@@ -1,9 +1,11 @@
 """Parameter counts by tensor class, on top of ``core/catalog/llm_shape.py``.
 
 Quantization mixes (llama.cpp's *_K_M) store some tensor classes in a bigger block type,
-so the weight size needs the parameters of those classes: the token embedding, the
-output head, the value projections and the MLP down projections. Everything else is
-counted as "other". Entries without ``intermediate_size`` fall back to ``params_b``.
+so the weight size needs the parameters of the classes its rules name
+(``llama_tensor_get_type`` in llama.cpp's src/llama-quant.cpp): the token embedding, the
+output head, the attention projections, the MLP gate/up and down projections, and which
+share of the MLP is routed experts (MXFP4 files keep only those in 4 bits). Norms and
+routers are "other". Entries without ``intermediate_size`` fall back to ``params_b``.
 """
 
 from __future__ import annotations
@@ -24,17 +26,25 @@ class TensorGroups:
     attn_output: float
     ffn_down: float
     other: float
+    attn_q: float = 0.0
+    attn_k: float = 0.0
+    ffn_gate_up: float = 0.0
+    # Share of ffn_down and of ffn_gate_up that belongs to routed experts.
+    expert_share: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.token_embd + self.output + self.attn_v + self.attn_output + self.ffn_down + self.other
+        return sum(self.as_dict().values())
 
     def as_dict(self) -> dict[str, float]:
         return {
             "token_embd": self.token_embd,
             "output": self.output,
+            "attn_q": self.attn_q,
+            "attn_k": self.attn_k,
             "attn_v": self.attn_v,
             "attn_output": self.attn_output,
+            "ffn_gate_up": self.ffn_gate_up,
             "ffn_down": self.ffn_down,
             "other": self.other,
         }
@@ -99,15 +109,33 @@ def _tensor_groups(model: LlmModel, *, active: bool) -> TensorGroups:
     if model.intermediate_size is None:
         return TensorGroups(token_embd, output, 0.0, 0.0, 0.0, body)
     standard_attention = model.kv_lora_rank is None
-    attn_v = float(model.layers * h * model.kv_heads * model.head_dim) if standard_attention else 0.0
-    attn_output = float(model.layers * model.attention_heads * model.head_dim * h) if standard_attention else 0.0
+    q_size = model.attention_heads * model.head_dim
+    kv_size = model.kv_heads * model.head_dim
+    attn_q = float(model.layers * h * q_size) if standard_attention else 0.0
+    attn_k = float(model.layers * h * kv_size) if standard_attention else 0.0
+    attn_v = attn_k
+    attn_output = float(model.layers * q_size * h) if standard_attention else 0.0
+    routed = 0.0
     if model.moe_experts is None:
         ffn_down = float(model.layers * model.intermediate_size * h)
     else:
         dense = model.moe_dense_layers or 0
         experts = (model.moe_active_experts or 0) if active else model.moe_experts
-        experts += model.moe_shared_experts or 0
         width = model.moe_intermediate_size or model.intermediate_size
-        ffn_down = float(dense * model.intermediate_size * h + (model.layers - dense) * experts * width * h)
-    other = body - attn_v - attn_output - ffn_down
-    return TensorGroups(token_embd, output, attn_v, attn_output, ffn_down, max(other, 0.0))
+        routed = float((model.layers - dense) * experts * width * h)
+        shared = float((model.layers - dense) * (model.moe_shared_experts or 0) * width * h)
+        ffn_down = float(dense * model.intermediate_size * h) + routed + shared
+    gate_up = ffn_down * (2 if model.mlp_gated else 1)
+    other = max(body - attn_q - attn_k - attn_v - attn_output - ffn_down - gate_up, 0.0)
+    return TensorGroups(
+        token_embd,
+        output,
+        attn_v,
+        attn_output,
+        ffn_down,
+        other,
+        attn_q=attn_q,
+        attn_k=attn_k,
+        ffn_gate_up=gate_up,
+        expert_share=routed / ffn_down if ffn_down else 0.0,
+    )

@@ -12,6 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rackplanner.core.capacity import constants as k
+from rackplanner.core.capacity.fitted import (
+    Calibration,
+    current,
+    decode_efficiency,
+    hop_cost,
+    layer_overhead,
+    prefill_efficiency,
+    step_overhead,
+)
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.memory import PREFILL_UBATCH
@@ -20,20 +29,25 @@ from rackplanner.core.capacity.shape import active_params, kv_bytes_per_token
 from rackplanner.core.catalog.parts import LlmModel
 
 
-def decode_bw_efficiency(hw: Hardware) -> float:
-    """Achieved share of memory bandwidth while decoding, by device kind."""
-    if hw.kind == "cpu":
-        return k.CPU_DECODE_BW_EFFICIENCY
-    if hw.kind == "soc":
-        return k.SOC_DECODE_BW_EFFICIENCY
-    return k.GPU_DECODE_BW_EFFICIENCY
+def _peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | None:
+    """The tensor peak prefill runs at: FP8 where the weights and activations are FP8 and a
+    server runtime runs FP8 GEMMs (vLLM, TensorRT-LLM, SGLang), else dense FP16."""
+    if fmt.family == "fp8" and runtime.split != "layer" and hw.fp8_tflops_per_device:
+        return hw.fp8_tflops_per_device
+    return hw.tflops_per_device
 
 
-def prefill_tflops_efficiency(hw: Hardware, runtime: Runtime) -> float:
-    """Achieved share of dense TFLOP/s, by device class (llama.cpp) or for the servers."""
-    if runtime.split != "layer" and hw.kind == "gpu":
-        return k.TP_SERVER_PREFILL_TFLOPS_EFFICIENCY
-    return k.PREFILL_TFLOPS_EFFICIENCY[hw.device_class]
+def _host_efficiency(cal: Calibration) -> float:
+    """Share of the host's DDR bandwidth the layers kept in RAM are read at."""
+    table = cal.decode_bw_efficiency
+    return next(table[key] for key in ("DDR5|llama.cpp", "DDR|llama.cpp", "any|llama.cpp", "any|any") if key in table)
+
+
+def _sockets_gain(cal: Calibration, hw: Hardware) -> float:
+    """Bandwidth multiple of ``hw.devices`` CPU sockets: each further socket adds its
+    NUMA-scaled share (fitted), all of it when no multi-socket point was measured."""
+    scaling = 1.0 if cal.numa_scaling is None else cal.numa_scaling
+    return 1 + scaling * (hw.devices - 1)
 
 
 @dataclass(frozen=True)
@@ -56,6 +70,12 @@ class SpeedInputs:
     flops_per_s: float
     fixed_step_s: float
     attention_flops_per_ctx: float
+    # The fitted shares used above and the classes they were fitted on (fitted.py).
+    decode_eff: float = 1.0
+    prefill_eff: float = 1.0
+    host_eff: float = 1.0
+    decode_class: str = ""
+    prefill_class: str = ""
 
     @classmethod
     def build(
@@ -67,16 +87,22 @@ class SpeedInputs:
         *,
         kv_bytes: float = 2.0,
         offload_fraction: float = 0.0,
+        calibration: Calibration | None = None,
     ) -> SpeedInputs:
         embd = model.vocab_size * model.hidden_size * fmt.bits_by_class(model.hidden_size)["token_embd"] / 8
+        cal = calibration or current()
         tp = tensor_parallel_degree(model, hw, runtime)
-        parallel = tp if hw.kind == "gpu" else hw.devices
-        # CPU sockets run tensor parallel (003_fdb6d644ec457317.txt); GPUs under a layer
-        # split take turns, so one GPU's bandwidth counts.
-        mem = decode_bw_efficiency(hw) * hw.mem_bw_gbs_per_device * k.GB * parallel
-        host = k.CPU_DECODE_BW_EFFICIENCY * (hw.host_bw_gbs or 0.0) * k.GB
-        tflops = hw.tflops_per_device
-        flops = prefill_tflops_efficiency(hw, runtime) * tflops * 1e12 * parallel if tflops else float("inf")
+        # GPUs under a layer split take turns, so one GPU's bandwidth counts; CPU sockets
+        # each read their share, less what crossing NUMA nodes costs.
+        parallel = tp if hw.kind == "gpu" else _sockets_gain(cal, hw)
+        decode_eff, decode_class = decode_efficiency(cal, hw, runtime.id)
+        mem = decode_eff * hw.mem_bw_gbs_per_device * k.GB * parallel
+        host_eff = _host_efficiency(cal)
+        host = host_eff * (hw.host_bw_gbs or 0.0) * k.GB
+        tflops = _peak_tflops(hw, fmt, runtime)
+        prefill_eff, prefill_class = prefill_efficiency(cal, hw, runtime.id)
+        flops = prefill_eff * tflops * 1e12 * parallel if tflops else float("inf")
+        hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
         return cls(
             model=model,
             hw=hw,
@@ -91,8 +117,17 @@ class SpeedInputs:
             mem_bytes_per_s=mem,
             host_bytes_per_s=host,
             flops_per_s=flops,
-            fixed_step_s=runtime.layer_overhead_s * model.layers + runtime.step_overhead_s,
+            fixed_step_s=(
+                layer_overhead(cal, hw, runtime.id) * model.layers
+                + step_overhead(cal, runtime.id)
+                + hops * hop_cost(cal, runtime.id)
+            ),
             attention_flops_per_ctx=4 * model.layers * model.attention_heads * model.head_dim,
+            decode_eff=decode_eff,
+            prefill_eff=prefill_eff,
+            host_eff=host_eff,
+            decode_class=decode_class,
+            prefill_class=prefill_class,
         )
 
     def weights_read(self, batch: int) -> float:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from rackplanner.core.capacity.estimate import Estimate, TableRow
+from rackplanner.core.capacity.fitted import ErrorBand
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
@@ -70,6 +71,13 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
     return {**{key: data[key] for key in STABLE_FIELDS}, **data}
 
 
+def _band(band: ErrorBand | None) -> str:
+    """ ", typically ±12%" from a cross-validated error band."""
+    if band is None:
+        return ", error unknown (no measurement of this class)"
+    return f", typically ±{band.median:.0%} (90% within ±{band.p90:.0%})"
+
+
 def _rate(value: float | None, unit: str = "tokens/s") -> str:
     return "-" if value is None else f"{value:,.1f} {unit}"
 
@@ -94,15 +102,22 @@ def format_estimate(est: Estimate) -> str:
     if est.decode_tokens_per_s is None:
         lines.append("  no speed (does not fit)")
     else:
+        prefill = (
+            f"  prefill: {_rate(est.prefill_tokens_per_s)}{_band(est.prefill_error)}; time to first token for "
+            f"{est.prompt_tokens:,} prompt tokens: {est.time_to_first_token_s or 0:.2f} s"
+            if est.prefill_tokens_per_s is not None
+            else "  prefill: unknown, so not estimated (the catalog gives no tensor peak for this hardware)"
+        )
         lines += [
-            f"  decode, batch {est.batch}: {_rate(est.decode_tokens_per_s)}"
+            f"  decode, batch {est.batch}: {_rate(est.decode_tokens_per_s)}{_band(est.decode_error)}"
             + (f" ({_rate(est.decode_tokens_per_s_batch1)} at batch 1)" if est.batch != 1 else ""),
             f"  decode, best batch {est.best_batch}: {_rate(est.best_batch_tokens_per_s)}",
-            f"  prefill: {_rate(est.prefill_tokens_per_s)}; time to first token for "
-            f"{est.prompt_tokens:,} prompt tokens: {est.time_to_first_token_s or 0:.2f} s",
+            prefill,
             f"  at {est.target_tokens_per_s_per_user:g} tokens/s per user: {est.concurrent_at_target} concurrent, "
             f"{est.requests_per_s_at_target or 0:.2f} requests/s",
         ]
+        if est.calibration_classes:
+            lines.append(f"  fitted on: {est.calibration_classes} (rackplanner calibrate)")
         if est.tensor_parallel > 1:
             lines.append(f"  tensor parallel over {est.tensor_parallel} GPUs")
     if est.training is not None:

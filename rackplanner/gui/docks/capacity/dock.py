@@ -317,14 +317,14 @@ class CapacityDock(LiveDock):
         self.title.setText(hw.label)
         self.title.setToolTip("\n".join(hw.assumptions))
         if rows is None:
-            return f"{RUNTIMES[runtime].label} runs on GPUs only; choose llama.cpp for {hw.label}.", []
+            return RUNTIMES[runtime].refusal(hw.label) + ".", []
         return "", rows
 
     def _machine_table(self, machine: Machine, runtime: str) -> tuple[Hardware, list[TableRow] | None]:
         """A machine's hardware and its capacity table (None where the runtime cannot run on it)."""
         analysis = self._document.analysis
         hw = analysis.hardware(machine)
-        if RUNTIMES[runtime].gpu_only and hw.kind != "gpu":
+        if not RUNTIMES[runtime].runs_on(hw.kind):
             return hw, None
         return hw, analysis.capacity_table(hw, runtime=runtime, context=self.context)
 
@@ -343,9 +343,10 @@ class CapacityDock(LiveDock):
         self.title.setToolTip("\n".join([h.label for h in found.hardware] + found.skipped))
         skipped = list(found.skipped)
         rt = RUNTIMES[runtime]
-        if rt.gpu_only:
-            skipped += [f"{h.label} ({rt.label} runs on GPUs only)" for h in found.hardware if h.kind != "gpu"]
-            self.hardware = [h for h in found.hardware if h.kind == "gpu"]
+        skipped += [
+            f"{h.label} ({rt.label} runs on {rt.runs_on_text} only)" for h in found.hardware if not rt.runs_on(h.kind)
+        ]
+        self.hardware = [h for h in found.hardware if rt.runs_on(h.kind)]
         self.scope_note.setText(
             "Each machine runs its own copy (independent servers, no model split across machines): "
             "batch-1 decode and prefill are the fastest machine's, best-batch tokens/s add up over "

@@ -1,0 +1,90 @@
+"""The classes the calibration groups hardware by: memory technology and architecture.
+
+Decode is bandwidth-bound, and how much of its bandwidth a device reaches depends on the
+memory technology (HBM stacks next to the die, GDDR on the board, LPDDR shared with a
+CPU, DDR DIMMs behind a memory controller) and on the runtime. Prefill is compute-bound,
+and its share of the tensor peak depends on the architecture and the runtime's kernels.
+When the measurements do not cover a class, the next wider one stands in for it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Memory technology -> its family, the fallback when a technology has too few points.
+TECH_FAMILY = {
+    "HBM2": "HBM",
+    "HBM2e": "HBM",
+    "HBM3": "HBM",
+    "HBM3e": "HBM",
+    "GDDR5": "GDDR",
+    "GDDR6": "GDDR",
+    "GDDR6X": "GDDR",
+    "GDDR7": "GDDR",
+    "LPDDR5": "LPDDR",
+    "LPDDR5X": "LPDDR",
+    "DDR3": "DDR",
+    "DDR4": "DDR",
+    "DDR5": "DDR",
+}
+
+# Runtime id -> the class it is calibrated in (ollama and LM Studio run llama.cpp).
+RUNTIME_CLASS = {
+    "llama.cpp": "llama.cpp",
+    "mlx": "mlx",
+    "vllm": "server",
+    "vllm-pp": "server",
+    "sglang": "server",
+    "tensorrt-llm": "server",
+}
+
+
+def memory_tech(mem_type: str | None) -> str:
+    """``HBM3e``, ``GDDR6X``, ``LPDDR5X``, ``DDR5`` ... from a catalog mem_type, else ``unknown``."""
+    if not mem_type:
+        return "unknown"
+    text = mem_type.strip()
+    for tech in sorted(TECH_FAMILY, key=len, reverse=True):
+        if text.upper().startswith(tech.upper()):
+            return tech
+    return "unknown"
+
+
+def tech_family(tech: str) -> str:
+    return TECH_FAMILY.get(tech, "unknown")
+
+
+def architecture(text: str | None) -> str:
+    """The architecture without its die name: ``Ampere (GA102)`` -> ``Ampere``; Blackwell's
+    datacenter die (GB100/GB10x) is told apart from the GeForce/workstation dies (GB20x)."""
+    if not text:
+        return "unknown"
+    die = re.search(r"\((\w+)\)", text)
+    name = re.sub(r"\s*\(.*\)", "", text).strip()
+    if name == "Blackwell" and die and die.group(1).upper().startswith("GB2"):
+        return "Blackwell GB20x"
+    return name or "unknown"
+
+
+def runtime_class(runtime_id: str) -> str:
+    return RUNTIME_CLASS.get(runtime_id.lower(), runtime_id.lower())
+
+
+def chip_architecture(chip: str, vendor: str) -> str:
+    """An SoC's GPU generation: ``M2 Ultra`` -> ``Apple M2``; other chips as named."""
+    match = re.match(r"M(\d)\b", chip.strip())
+    if match and vendor.lower() == "apple":
+        return f"Apple M{match.group(1)}"
+    return chip.strip() or "unknown"
+
+
+def chip_vendor(chip: str, vendor: str) -> str:
+    """Who made an SoC's GPU (a Framework or GMKtec box runs AMD's)."""
+    text = chip.lower()
+    if re.match(r"m\d\b", text) or vendor.lower() == "apple":
+        return "apple"
+    if "ryzen" in text or "radeon" in text:
+        return "amd"
+    if text.startswith("gb") or "nvidia" in vendor.lower():
+        return "nvidia"
+    return vendor.lower()

@@ -1,0 +1,287 @@
+"""Fit the capacity model's constants to published measurements and cross-validate them.
+
+Decode at batch b takes ``step = bytes / (eff × bandwidth) + layers × overhead + step cost
++ hops × hop cost (+ all-reduces)``: bytes and bandwidth come from the model and the
+catalog, so the unknowns are the achieved share of bandwidth per memory technology and
+runtime, and a few fixed costs per runtime. The fixed costs are fitted by least squares on
+relative error; each class's bandwidth share is the median of what its points imply given
+those costs (robust to a stray measurement), alternating a few times. Prefill's share of
+the tensor peak is likewise the median per architecture and runtime. A class with fewer
+than ``MIN_CLASS_POINTS`` points takes the next wider class (``fitted.py``).
+
+``cross_validate`` refits leaving one source out at a time and estimates that source's
+points with constants it did not see: the error it reports is what a user can expect on
+hardware and software the fit never met.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from rackplanner.core.capacity.calibration import MeasuredPoint, PointError, evaluate, hardware_of
+from rackplanner.core.capacity.classes import runtime_class
+from rackplanner.core.capacity.estimate import get_model
+from rackplanner.core.capacity.fitted import (
+    ANY,
+    Calibration,
+    ErrorBand,
+    band_class,
+    decode_keys,
+    prefill_keys,
+)
+from rackplanner.core.capacity.formats import get_format
+from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.capacity.runtime import get_runtime
+from rackplanner.core.capacity.speed import SpeedInputs, _allreduce_s
+from rackplanner.core.catalog.loading import Catalog
+
+MIN_CLASS_POINTS = 3
+ROUNDS = 4
+NUMA_GRID = tuple(i / 20 for i in range(21))
+
+
+def _unit(numa: float | None) -> Calibration:
+    """Constants that leave bytes and FLOPs at the devices' peaks and cost nothing fixed."""
+    return Calibration(
+        decode_bw_efficiency={f"{ANY}|{ANY}": 1.0},
+        layer_overhead_s={f"{ANY}|{ANY}": 0.0},
+        step_overhead_s={ANY: 0.0},
+        hop_s={ANY: 0.0},
+        prefill_tflops_efficiency={f"{ANY}|{ANY}": 1.0},
+        numa_scaling=numa,
+    )
+
+
+@dataclass
+class Features:
+    """One measured point reduced to what the fit needs."""
+
+    point: MeasuredPoint
+    hw: Hardware
+    runtime: str
+    seconds: float  # measured: step time (decode) or time per prompt token (prefill)
+    at_peak_s: float  # the same at full bandwidth (decode) or full tensor peak (prefill)
+    layers: int
+    hops: int
+    allreduce_s: float
+
+    @property
+    def decode(self) -> bool:
+        return self.point.metric == "decode_tokens_per_s"
+
+
+def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None = None) -> list[Features]:
+    """Fit features of every benchmark point (rounded reports are left to evaluation)."""
+    out = []
+    unit = _unit(numa)
+    for point in points:
+        if point.is_report:
+            continue
+        hw = hardware_of(point, catalog)
+        model = get_model(catalog, point.model)
+        runtime = get_runtime(point.runtime)
+        s = SpeedInputs.build(model, get_format(point.format), hw, runtime, calibration=unit)
+        if point.metric == "decode_tokens_per_s":
+            b = point.batch
+            at_peak = (s.weights_read(b) + b * point.context * s.kv_token_bytes) / s.mem_bytes_per_s
+            compute = b * (2 * s.active_params) / s.flops_per_s
+            if compute * 2 > at_peak:  # compute-bound at half the peak: not a bandwidth point
+                continue
+            seconds, allreduce = b / point.value, _allreduce_s(s, b)
+        else:
+            if s.flops_per_s == float("inf"):
+                continue
+            at_peak = (2 * s.active_params + s.attention_flops(point.context / 2)) / s.flops_per_s
+            seconds, allreduce = 1 / point.value, 0.0
+        hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
+        rt = runtime_class(point.runtime)
+        out.append(Features(point, hw, rt, seconds, at_peak, model.layers, hops, allreduce))
+    return out
+
+
+def _class_of(keys: list[str], counts: dict[str, int]) -> str:
+    return next((key for key in keys if counts.get(key, 0) >= MIN_CLASS_POINTS), keys[-1])
+
+
+def _counts(rows: list[Features], keys_of: object) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for row in rows:
+        for key in keys_of(row.hw, row.point.runtime):  # type: ignore[operator]
+            counts[key] += 1
+    return counts
+
+
+def _medians(rows: list[Features], implied: list[float], keys_of: object) -> dict[str, float]:
+    """The median implied share of every class key with enough points, at every level."""
+    by_key: dict[str, list[float]] = defaultdict(list)
+    for row, value in zip(rows, implied, strict=True):
+        if value > 0:
+            for key in keys_of(row.hw, row.point.runtime):  # type: ignore[operator]
+                by_key[key].append(value)
+    table = {key: min(statistics.median(v), 1.0) for key, v in by_key.items() if len(v) >= MIN_CLASS_POINTS}
+    every = [v for values in by_key.values() for v in values]
+    table.setdefault(f"{ANY}|{ANY}", statistics.median(every) if every else 0.7)
+    return table
+
+
+def _fixed_columns(rows: list[Features]) -> list[str]:
+    cols: set[str] = set()
+    for row in rows:
+        if row.runtime == "server":
+            cols.add(f"step|{row.runtime}")
+        else:
+            cols.add(f"layer|{row.runtime}|{row.hw.kind}")
+        if row.hops:
+            cols.add(f"hop|{row.runtime}")
+    return sorted(cols)
+
+
+def _fixed_row(row: Features, cols: list[str]) -> list[float]:
+    values = {
+        f"step|{row.runtime}": 1.0,
+        f"layer|{row.runtime}|{row.hw.kind}": row.layers,
+        f"hop|{row.runtime}": row.hops,
+    }
+    return [
+        float(values.get(col, 0.0)) if col.split("|")[0] != "layer" or row.runtime != "server" else 0.0 for col in cols
+    ]
+
+
+def _nonnegative_lstsq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Least squares with every coefficient ≥ 0: drop the most negative and solve again."""
+    active = list(range(a.shape[1]))
+    x = np.zeros(a.shape[1])
+    while active:
+        sol, *_ = np.linalg.lstsq(a[:, active], b, rcond=None)
+        if (sol >= 0).all():
+            x[active] = sol
+            break
+        active.pop(int(np.argmin(sol)))
+    return x
+
+
+def _fit_decode(rows: list[Features]) -> tuple[dict[str, float], dict[str, float]]:
+    """(bandwidth share by class, fixed costs by column) alternating medians and least squares."""
+    cols = _fixed_columns(rows)
+    fixed = dict.fromkeys(cols, 0.0)
+    counts = _counts(rows, decode_keys)
+    eff: dict[str, float] = {}
+    for _ in range(ROUNDS):
+        implied = []
+        for row in rows:
+            rest = (
+                row.seconds
+                - row.allreduce_s
+                - sum(c * fixed[k] for k, c in zip(cols, _fixed_row(row, cols), strict=True))
+            )
+            implied.append(row.at_peak_s / rest if rest > 0 else 0.0)
+        eff = _medians(rows, implied, decode_keys)
+        a = np.array([[c / row.seconds for c in _fixed_row(row, cols)] for row in rows])
+        b = np.array(
+            [
+                1
+                - (row.allreduce_s + row.at_peak_s / eff[_class_of(decode_keys(row.hw, row.point.runtime), counts)])
+                / row.seconds
+                for row in rows
+            ]
+        )
+        fixed = dict(zip(cols, _nonnegative_lstsq(a, b), strict=True)) if cols else {}
+    return eff, fixed
+
+
+def _fit_numa(points: list[MeasuredPoint], catalog: Catalog) -> float | None:
+    """Share of a further socket's bandwidth, by the best relative error over a grid."""
+    multi = [p for p in points if not p.is_report and p.count > 1 and p.metric == "decode_tokens_per_s"]
+    multi = [p for p in multi if hardware_of(p, catalog).kind == "cpu"]
+    if not multi:
+        return None
+    best: tuple[float, float] | None = None
+    for numa in NUMA_GRID:
+        cal = fit(points, catalog, numa=numa, with_numa=False)
+        errors = [
+            abs(r.relative_error)
+            for r in evaluate(multi, catalog, calibration=cal).rows
+            if r.relative_error is not None
+        ]
+        score = statistics.median(errors) if errors else float("inf")
+        if best is None or score < best[0]:
+            best = (score, numa)
+    return best[1] if best else None
+
+
+def fit(
+    points: list[MeasuredPoint], catalog: Catalog, *, numa: float | None = None, with_numa: bool = True
+) -> Calibration:
+    """Constants fitted to ``points`` (benchmark rows; rounded reports are not fitted to)."""
+    if with_numa:
+        numa = _fit_numa(points, catalog)
+    rows = features(points, catalog, numa)
+    decode = [r for r in rows if r.decode]
+    prefill = [r for r in rows if not r.decode]
+    eff, fixed = _fit_decode(decode)
+    layer = {f"{c.split('|')[1]}|{c.split('|')[2]}": v for c, v in fixed.items() if c.startswith("layer|")}
+    layer.setdefault(f"{ANY}|{ANY}", statistics.median(layer.values()) if layer else 0.0)
+    step = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("step|")}
+    step.setdefault(ANY, 0.0)
+    hop = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("hop|")}
+    hop.setdefault(ANY, 0.0)
+    implied = [r.at_peak_s / r.seconds for r in prefill]
+    return Calibration(
+        decode_bw_efficiency=eff,
+        layer_overhead_s=layer,
+        step_overhead_s=step,
+        hop_s=hop,
+        prefill_tflops_efficiency=_medians(prefill, implied, prefill_keys),
+        numa_scaling=numa,
+        points=len(rows),
+        sources=len({r.point.group for r in rows}),
+    )
+
+
+@dataclass
+class CrossValidation:
+    rows: list[PointError]
+
+    def errors(self, metric: str, band: str | None = None) -> list[float]:
+        return [
+            abs(r.relative_error)
+            for r in self.rows
+            if r.relative_error is not None
+            and r.point.metric.startswith(metric)
+            and (band is None or r.point.band == band)
+        ]
+
+    def band(self, metric: str, band: str | None = None) -> ErrorBand | None:
+        errors = sorted(self.errors(metric, band))
+        if not errors:
+            return None
+        p90 = errors[min(len(errors) - 1, round(0.9 * (len(errors) - 1)))]
+        return ErrorBand(points=len(errors), median=statistics.median(errors), p90=p90)
+
+
+def cross_validate(points: list[MeasuredPoint], catalog: Catalog) -> CrossValidation:
+    """Leave one source out: fit on the others, estimate the held-out source's points."""
+    benchmark = [p for p in points if not p.is_report]
+    rows: list[PointError] = []
+    for group in sorted({p.group for p in benchmark}):
+        held_out = [p for p in benchmark if p.group == group]
+        cal = fit([p for p in benchmark if p.group != group], catalog)
+        rows.extend(evaluate(held_out, catalog, calibration=cal).rows)
+    for row in rows:
+        row.point.band = band_class(hardware_of(row.point, catalog))
+    return CrossValidation(rows)
+
+
+def with_error_bands(cal: Calibration, cv: CrossValidation) -> Calibration:
+    """``cal`` carrying the cross-validated error of each metric and hardware class."""
+    bands: dict[str, ErrorBand] = {}
+    for metric in ("decode", "prefill"):
+        for band in (None, "gpu-hbm", "gpu-gddr", "unified", "cpu"):
+            found = cv.band(metric, band)
+            if found is not None and found.points >= MIN_CLASS_POINTS:
+                bands[f"{metric}|{band or 'all'}"] = found
+    return cal.model_copy(update={"error_bands": bands})

@@ -1,0 +1,124 @@
+"""The capacity model's fitted constants and how an estimate finds the one for its hardware.
+
+``fitted_constants.json`` is written by ``rackplanner calibrate --write`` from the published
+measurements (tests/data/measured.csv) and read here; a test checks that the file is what a
+fresh fit gives. Each constant belongs to a class of hardware and runtime; a class the
+measurements do not cover uses the next wider one (memory technology -> its family -> all
+hardware for that runtime -> everything), and the estimate says which class it used.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+
+from pydantic import BaseModel
+
+from rackplanner.core.capacity.classes import runtime_class, tech_family
+from rackplanner.core.capacity.hardware import Hardware
+
+ANY = "any"
+
+
+class ErrorBand(BaseModel):
+    """Leave-one-source-out error of a class of estimates: median and 90th percentile |error|."""
+
+    points: int
+    median: float
+    p90: float
+
+
+class Calibration(BaseModel):
+    """Fitted constants by class key ``"<class>|<runtime class>"``."""
+
+    # Achieved share of memory bandwidth while decoding, by memory technology.
+    decode_bw_efficiency: dict[str, float]
+    # Fixed decode cost per layer per token, by runtime class and device kind.
+    layer_overhead_s: dict[str, float]
+    # Fixed cost per decode step (CUDA-graph servers), by runtime class.
+    step_overhead_s: dict[str, float]
+    # Extra cost per token for each hand-over between GPUs of a layer split.
+    hop_s: dict[str, float]
+    # Achieved share of the tensor peak while prefilling, by architecture.
+    prefill_tflops_efficiency: dict[str, float]
+    # Share of a further CPU socket's bandwidth that a decode gains (NUMA); None: no points.
+    numa_scaling: float | None = None
+    # Cross-validated error by "decode|<class>" / "prefill|<class>" (class: gpu-hbm, gpu-gddr, unified, cpu, all).
+    error_bands: dict[str, ErrorBand] = {}
+    points: int = 0
+    sources: int = 0
+
+
+def _first(table: dict[str, float], keys: list[str]) -> tuple[float, str]:
+    for key in keys:
+        if key in table:
+            return table[key], key
+    raise KeyError(keys[-1])
+
+
+def decode_keys(hw: Hardware, runtime_id: str) -> list[str]:
+    rt = runtime_class(runtime_id)
+    tech = hw.mem_tech
+    return [f"{tech}|{rt}", f"{tech_family(tech)}|{rt}", f"{ANY}|{rt}", f"{ANY}|{ANY}"]
+
+
+def prefill_keys(hw: Hardware, runtime_id: str) -> list[str]:
+    rt = runtime_class(runtime_id)
+    # GeForce, workstation and datacenter sheets quote different tensor rates (FP32 vs FP16
+    # accumulate), so the product class splits an architecture first.
+    return [
+        f"{hw.arch} {hw.device_class}|{rt}",
+        f"{hw.arch}|{rt}",
+        f"{hw.vendor}-{hw.kind}|{rt}",
+        f"{hw.kind}|{rt}",
+        f"{ANY}|{rt}",
+        f"{ANY}|{ANY}",
+    ]
+
+
+def decode_efficiency(cal: Calibration, hw: Hardware, runtime_id: str) -> tuple[float, str]:
+    """(share of bandwidth, the class it was fitted on) for decoding on ``hw``."""
+    return _first(cal.decode_bw_efficiency, decode_keys(hw, runtime_id))
+
+
+def prefill_efficiency(cal: Calibration, hw: Hardware, runtime_id: str) -> tuple[float, str]:
+    """(share of tensor peak, the class it was fitted on) for prefill on ``hw``."""
+    return _first(cal.prefill_tflops_efficiency, prefill_keys(hw, runtime_id))
+
+
+def layer_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
+    rt = runtime_class(runtime_id)
+    return _first(cal.layer_overhead_s, [f"{rt}|{hw.kind}", f"{rt}|{ANY}", f"{ANY}|{ANY}"])[0]
+
+
+def step_overhead(cal: Calibration, runtime_id: str) -> float:
+    return _first(cal.step_overhead_s, [runtime_class(runtime_id), ANY])[0]
+
+
+def hop_cost(cal: Calibration, runtime_id: str) -> float:
+    return _first(cal.hop_s, [runtime_class(runtime_id), ANY])[0]
+
+
+def band_class(hw: Hardware) -> str:
+    """The error-band class of ``hw``: gpu-hbm, gpu-gddr, unified or cpu."""
+    if hw.kind == "cpu":
+        return "cpu"
+    if hw.kind == "soc":
+        return "unified"
+    return "gpu-hbm" if tech_family(hw.mem_tech) == "HBM" else "gpu-gddr"
+
+
+def error_band(cal: Calibration, hw: Hardware, metric: str) -> ErrorBand | None:
+    """The cross-validated error for ``metric`` (decode or prefill) on hardware like ``hw``."""
+    return cal.error_bands.get(f"{metric}|{band_class(hw)}") or cal.error_bands.get(f"{metric}|all")
+
+
+FITTED_FILE = "fitted_constants.json"
+
+
+@cache
+def current() -> Calibration:
+    """The constants shipped with the package."""
+    text = resources.files("rackplanner.core.capacity").joinpath(FITTED_FILE).read_text(encoding="utf-8")
+    return Calibration.model_validate(json.loads(text))
