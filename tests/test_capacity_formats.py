@@ -15,10 +15,35 @@ from rackplanner.core.errors import InputError
 GIB = 2**30
 
 # The quant types the capacity issue lists, as llama-quantize names them (lower case).
-LLAMA_CPP_TYPES = (
-    "q4_0 q4_1 q5_0 q5_1 q4_k_s q4_k_m q5_k_s q5_k_m q6_k q8_0 q2_k q3_k_s q3_k_m q3_k_l "
-    "iq1_s iq1_m iq2_xxs iq2_xs iq2_s iq2_m iq3_xxs iq3_xs iq3_s iq3_m iq4_xs iq4_nl mxfp4"
-).split()
+LLAMA_CPP_TYPES = [
+    "q4_0",
+    "q4_1",
+    "q5_0",
+    "q5_1",
+    "q4_k_s",
+    "q4_k_m",
+    "q5_k_s",
+    "q5_k_m",
+    "q6_k",
+    "q8_0",
+    "q2_k",
+    "q3_k_s",
+    "q3_k_m",
+    "q3_k_l",
+    "iq1_s",
+    "iq1_m",
+    "iq2_xxs",
+    "iq2_xs",
+    "iq2_s",
+    "iq2_m",
+    "iq3_xxs",
+    "iq3_xs",
+    "iq3_s",
+    "iq3_m",
+    "iq4_xs",
+    "iq4_nl",
+    "mxfp4",
+]
 
 
 def test_every_llama_cpp_preset_and_block_format_is_known() -> None:

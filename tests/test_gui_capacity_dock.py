@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.curves import decode_curve, knee_batch, rack_capacity_table, speed_inputs
 from rackplanner.core.capacity.estimate import capacity_table
+from rackplanner.core.capacity.fitted import current
 from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.hardware import from_machine
 from rackplanner.core.capacity.memory import memory_fit
@@ -435,3 +436,15 @@ def test_training_tab_is_filled_when_it_is_shown(colo: tuple[PlanDocument, Capac
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(training).center())
     assert dock.training_box.title() == "Training Llama 3.1 70B"
     assert dock.training is not None
+
+
+def test_table_note_says_how_far_the_speeds_are_off(colo: tuple[PlanDocument, CapacityDock]) -> None:
+    _document, dock = colo
+    # Four A100 80GB PCIe (HBM2e): the held-out error of the HBM GPU class, as fitted_constants.json
+    # stores it from `rackplanner calibrate tests/data/measured.csv`.
+    bands = current().error_bands
+    decode, prefill = bands["decode|gpu-hbm"], bands["prefill|gpu-hbm"]
+    note = dock.table_note.text()
+    assert f"decode typically ±{decode.median:.0%} (90% within ±{decode.p90:.0%})" in note
+    assert f"prefill typically ±{prefill.median:.0%}" in note
+    assert "gpu-hbm hardware" in note

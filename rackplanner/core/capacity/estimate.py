@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from rackplanner.core.capacity.classes import runtime_class
 from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band
-from rackplanner.core.capacity.formats import FORMATS, WeightFormat, bits_per_weight, get_format, kv_element_bytes
+from rackplanner.core.capacity.formats import (
+    WeightFormat,
+    bits_per_weight,
+    get_format,
+    kv_element_bytes,
+    table_formats,
+)
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.limits import check_positive
 from rackplanner.core.capacity.memory import MemoryFit, memory_fit
@@ -245,10 +252,10 @@ def capacity_table(
     rt = get_runtime(runtime or DEFAULT_RUNTIME)
     if not rt.runs_on(hw.kind):
         raise InputError(rt.refusal(hw.label))
-    fmts = [get_format(f) for f in formats] if formats else list(FORMATS.values())
+    chosen = [get_format(f) for f in formats] if formats else None
     for model in sorted(catalog.of_kind(LlmModel), key=lambda m: m.id):
         ctx = min(context, model.max_context)
-        for fmt in fmts:
+        for fmt in chosen or table_formats(runtime_class(rt.id), model):
             fit = memory_fit(model, fmt, hw, rt, context=ctx)
             if only_fitting and not fit.fits:
                 continue

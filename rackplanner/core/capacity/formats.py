@@ -164,3 +164,19 @@ def _bytes(model: LlmModel, fmt: WeightFormat, *, active: bool) -> float:
 def scale_overhead_bytes(params: float, layout: BlockLayout, row: int = 4096) -> float:
     """Bytes of scales/zeros for ``params`` weights in ``layout`` (NF4, 100B -> 6.25 GB)."""
     return params * layout.scale_bits_per_weight(row) / 8
+
+
+# What the capacity tables list per runtime class: the files people download for it (every
+# format stays available by id). MoE-only formats are offered for MoE models only.
+_TABLE_FORMATS: dict[str, tuple[str, ...]] = {
+    "llama.cpp": ("fp16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "iq4_xs", "q3_k_m", "q2_k", "mxfp4"),
+    "server": ("bf16", "fp8", "awq-int4-g128", "gptq-int4-g128", "nvfp4", "mxfp4-bf16"),
+    "mlx": ("bf16", "mlx-8bit", "mlx-4bit", "mxfp4"),
+}
+_MOE_ONLY = frozenset({"mxfp4", "mxfp4-bf16"})
+
+
+def table_formats(runtime_class: str, model: LlmModel) -> list[WeightFormat]:
+    """The formats a capacity table lists for ``model`` under a runtime class."""
+    ids = _TABLE_FORMATS.get(runtime_class, _TABLE_FORMATS["llama.cpp"])
+    return [FORMATS[f] for f in ids if model.moe_experts or f not in _MOE_ONLY]

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from rackplanner.core.capacity.estimate import Estimate, TableRow
-from rackplanner.core.capacity.fitted import ErrorBand
+from rackplanner.core.capacity.fitted import ErrorBand, band_class, current, error_band
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
@@ -69,6 +69,19 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
     """The estimate as JSON data, the README's stable fields first."""
     data = est.model_dump(mode="json")
     return {**{key: data[key] for key in STABLE_FIELDS}, **data}
+
+
+def trust_note(hw: Hardware) -> str:
+    """How far speeds on hardware like ``hw`` are off, held out: "Decode typically ±11% ..."."""
+    cal = current()
+    parts = []
+    for metric in ("decode", "prefill"):
+        band = error_band(cal, hw, metric)
+        if band is not None:
+            parts.append(f"{metric} typically ±{band.median:.0%} (90% within ±{band.p90:.0%})")
+    if not parts:
+        return "Speeds: no measurement of this kind of hardware, so their error is unknown."
+    return f"Speeds on {band_class(hw)} hardware, tested on published runs held out from the fit: {', '.join(parts)}."
 
 
 def _band(band: ErrorBand | None) -> str:

@@ -37,6 +37,7 @@ from rackplanner.core.capacity.curves import (
 from rackplanner.core.capacity.estimate import DEFAULT_RUNTIME, TableRow
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import RUNTIMES
+from rackplanner.core.capacity.text import trust_note
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
 from rackplanner.core.plan.edits import Change
@@ -361,7 +362,8 @@ class CapacityDock(LiveDock):
         runtime = RUNTIMES[str(self.runtime.currentData())].label
         if not count:
             return f"No catalog model fits with {runtime}."
-        return f"{count} model × format pairs fit at context {self.context:,} (or the model's maximum), {runtime}."
+        fits = f"{count} model × format pairs fit at context {self.context:,} (or the model's maximum), {runtime}."
+        return fits + (" " + trust_note(self.hardware[0]) if self.hardware else "")
 
     def _size_columns(self) -> None:
         # Measure the longest text per column rather than resizeColumnsToContents, which
