@@ -107,3 +107,16 @@ def test_shipped_error_bands_cover_every_hardware_class() -> None:
     for metric in ("decode", "prefill"):
         for band in ("all", "gpu-hbm", "gpu-gddr", "unified", "cpu"):
             assert f"{metric}|{band}" in bands
+
+
+def test_a_broken_measurement_file_gets_one_line_naming_file_and_field(tmp_path: Path) -> None:
+    from tests.clihelpers import run_cli
+
+    bad = tmp_path / "measured.csv"
+    bad.write_text("point,hardware,count\nx,rtx-3090,two\n", encoding="utf-8")
+    result = run_cli("calibrate", str(bad))
+    assert result.returncode == 2
+    assert f"{bad}: line 2:" in result.stderr and "count" in result.stderr
+    assert "Traceback" not in result.stderr
+    result = run_cli("calibrate", str(tmp_path / "missing.csv"))
+    assert result.returncode == 2 and "missing.csv" in result.stderr

@@ -12,14 +12,14 @@ import csv
 import statistics
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from rackplanner.core.capacity.estimate import estimate, get_model
 from rackplanner.core.capacity.fitted import Calibration
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_unified_system
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Cpu, UnifiedSystem
-from rackplanner.core.errors import InputError
+from rackplanner.core.errors import InputError, describe_validation_error
 
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s")
 
@@ -81,15 +81,18 @@ class ErrorTable(BaseModel):
 
 def load_points(path: Path) -> list[MeasuredPoint]:
     """The measured points of a CSV; InputError names the line of a bad row."""
-    with path.open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{path}: cannot read the measurements ({exc})") from None
     points = []
     for number, row in enumerate(rows, start=2):
         data = {key: value for key, value in row.items() if value != ""}
         try:
             point = MeasuredPoint.model_validate(data)
-        except ValueError as exc:
-            raise InputError(f"{path}: line {number}: {exc}") from None
+        except ValidationError as exc:
+            raise InputError(f"{path}: line {number}: {describe_validation_error(exc)}") from None
         if point.metric not in METRICS:
             raise InputError(f"{path}: line {number}: metric {point.metric!r} is not one of {', '.join(METRICS)}")
         points.append(point)
