@@ -44,8 +44,6 @@ class MeasuredPoint(BaseModel):
     backend: str = ""
     # The independent source (thread, site, publisher) the row belongs to.
     source_group: str = ""
-    # Error-band class, filled in by cross-validation.
-    band: str = ""
 
     @property
     def group(self) -> str:

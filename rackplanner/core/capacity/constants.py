@@ -42,8 +42,6 @@ ACTIVATION_VECTORS_PER_SEQUENCE = 64
 # Haswell and Zen 2 onward) = 2 × 8 lanes × 2 = 32; two 512-bit units (AVX-512 Xeons) = 64.
 AVX2_FP32_FLOP_PER_CYCLE = 32
 AVX512_FP32_FLOP_PER_CYCLE = 64
-# AMX tiles: 1,024 BF16 FLOP per cycle per core (Intel AMX overview, Sapphire Rapids).
-AMX_BF16_FLOP_PER_CYCLE = 1024
 
 # --- training ----------------------------------------------------------------------------
 # Mixed-precision AdamW: fp16 weight copy, fp32 master weight, gradient, two moments:

@@ -142,9 +142,9 @@ def estimate(
         )
     if rt.split == "layer" and hw.kind == "gpu" and hw.devices > 1:
         notes.append("layer split: the model spreads over the GPUs but they take turns, so decode is one GPU's speed")
-    _s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
+    s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
     cal = calibration or current()
-    classes = f"decode {_s_in.decode_class}, prefill {_s_in.prefill_class}" if _s_in is not None else ""
+    classes = f"decode {s_in.decode_class}, prefill {s_in.prefill_class}" if s_in is not None else ""
     return Estimate(
         hardware=hw.label,
         model=model.id,

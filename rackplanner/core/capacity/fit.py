@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +37,7 @@ from rackplanner.core.capacity.fitted import (
 from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import get_runtime
-from rackplanner.core.capacity.speed import SpeedInputs, _allreduce_s
+from rackplanner.core.capacity.speed import SpeedInputs, allreduce_s
 from rackplanner.core.catalog.loading import Catalog
 
 MIN_CLASS_POINTS = 3
@@ -91,7 +92,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
             compute = b * (2 * s.active_params) / s.flops_per_s
             if compute * 2 > at_peak:  # compute-bound at half the peak: not a bandwidth point
                 continue
-            seconds, allreduce = b / point.value, _allreduce_s(s, b)
+            seconds, allreduce = b / point.value, allreduce_s(s, b)
         else:
             if s.flops_per_s == float("inf"):
                 continue
@@ -107,23 +108,27 @@ def _class_of(keys: list[str], counts: dict[str, int]) -> str:
     return next((key for key in keys if counts.get(key, 0) >= MIN_CLASS_POINTS), keys[-1])
 
 
-def _counts(rows: list[Features], keys_of: object) -> dict[str, int]:
+KeysOf = Callable[[Hardware, str], list[str]]
+
+
+def _counts(rows: list[Features], keys_of: KeysOf) -> dict[str, int]:
     counts: dict[str, int] = defaultdict(int)
     for row in rows:
-        for key in keys_of(row.hw, row.point.runtime):  # type: ignore[operator]
+        for key in keys_of(row.hw, row.point.runtime):
             counts[key] += 1
     return counts
 
 
-def _medians(rows: list[Features], implied: list[float], keys_of: object) -> dict[str, float]:
+def _medians(rows: list[Features], implied: list[float], keys_of: KeysOf) -> dict[str, float]:
     """The median implied share of every class key with enough points, at every level."""
     by_key: dict[str, list[float]] = defaultdict(list)
     for row, value in zip(rows, implied, strict=True):
         if value > 0:
-            for key in keys_of(row.hw, row.point.runtime):  # type: ignore[operator]
+            for key in keys_of(row.hw, row.point.runtime):
                 by_key[key].append(value)
     table = {key: min(statistics.median(v), 1.0) for key, v in by_key.items() if len(v) >= MIN_CLASS_POINTS}
-    every = [v for values in by_key.values() for v in values]
+    # The widest class always exists, so every lookup ends somewhere.
+    every = [v for v in implied if v > 0]
     table.setdefault(f"{ANY}|{ANY}", statistics.median(every) if every else 0.7)
     return table
 
@@ -143,12 +148,10 @@ def _fixed_columns(rows: list[Features]) -> list[str]:
 def _fixed_row(row: Features, cols: list[str]) -> list[float]:
     values = {
         f"step|{row.runtime}": 1.0,
-        f"layer|{row.runtime}|{row.hw.kind}": row.layers,
-        f"hop|{row.runtime}": row.hops,
+        f"layer|{row.runtime}|{row.hw.kind}": float(row.layers),
+        f"hop|{row.runtime}": float(row.hops),
     }
-    return [
-        float(values.get(col, 0.0)) if col.split("|")[0] != "layer" or row.runtime != "server" else 0.0 for col in cols
-    ]
+    return [values.get(col, 0.0) for col in cols]
 
 
 def _nonnegative_lstsq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -245,14 +248,14 @@ def fit(
 @dataclass
 class CrossValidation:
     rows: list[PointError]
+    # Error-band class of each row's hardware (fitted.band_class), in the order of ``rows``.
+    bands: list[str]
 
     def errors(self, metric: str, band: str | None = None) -> list[float]:
         return [
             abs(r.relative_error)
-            for r in self.rows
-            if r.relative_error is not None
-            and r.point.metric.startswith(metric)
-            and (band is None or r.point.band == band)
+            for r, row_band in zip(self.rows, self.bands, strict=True)
+            if r.relative_error is not None and r.point.metric.startswith(metric) and band in (None, row_band)
         ]
 
     def band(self, metric: str, band: str | None = None) -> ErrorBand | None:
@@ -271,9 +274,7 @@ def cross_validate(points: list[MeasuredPoint], catalog: Catalog) -> CrossValida
         held_out = [p for p in benchmark if p.group == group]
         cal = fit([p for p in benchmark if p.group != group], catalog)
         rows.extend(evaluate(held_out, catalog, calibration=cal).rows)
-    for row in rows:
-        row.point.band = band_class(hardware_of(row.point, catalog))
-    return CrossValidation(rows)
+    return CrossValidation(rows, [band_class(hardware_of(row.point, catalog)) for row in rows])
 
 
 def with_error_bands(cal: Calibration, cv: CrossValidation) -> Calibration:

@@ -87,6 +87,11 @@ def prefill_efficiency(cal: Calibration, hw: Hardware, runtime_id: str) -> tuple
     return _first(cal.prefill_tflops_efficiency, prefill_keys(hw, runtime_id))
 
 
+def host_efficiency(cal: Calibration) -> float:
+    """Share of the host's DDR bandwidth that layers kept in system RAM are read at."""
+    return _first(cal.decode_bw_efficiency, ["DDR5|llama.cpp", "DDR|llama.cpp", f"{ANY}|llama.cpp", f"{ANY}|{ANY}"])[0]
+
+
 def layer_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
     rt = runtime_class(runtime_id)
     return _first(cal.layer_overhead_s, [f"{rt}|{hw.kind}", f"{rt}|{ANY}", f"{ANY}|{ANY}"])[0]

@@ -137,16 +137,15 @@ def _gpu_classes(gpu: Gpu) -> dict[str, object]:
     }
 
 
-def cpu_tflops(cpu: Cpu, *, matrix: bool = True) -> float | None:
-    """Peak TFLOP/s of one socket: the catalog's figure, else cores × FLOP/cycle × clock."""
+def cpu_tflops(cpu: Cpu) -> float | None:
+    """Peak vector TFLOP/s of one socket: the catalog's figure, else cores × FLOP/cycle × clock.
+    llama.cpp's CPU matrix kernels run on the vector units, so AMX tiles are not counted."""
     if cpu.peak_tflops is not None:
         return cpu.peak_tflops
     clock = cpu.boost_clock_ghz or cpu.base_clock_ghz
     if clock is None:
         return None
-    if matrix and cpu.amx:
-        per_cycle = float(k.AMX_BF16_FLOP_PER_CYCLE)
-    elif cpu.fp32_flops_per_cycle_per_core is not None:
+    if cpu.fp32_flops_per_cycle_per_core is not None:
         per_cycle = float(cpu.fp32_flops_per_cycle_per_core)
     else:
         per_cycle = float(k.AVX512_FP32_FLOP_PER_CYCLE if cpu.avx512 else k.AVX2_FP32_FLOP_PER_CYCLE)
@@ -206,8 +205,7 @@ def from_cpu(
         devices=sockets,
         mem_gb_per_device=mem_per_device,
         mem_bw_gbs_per_device=bw,
-        # llama.cpp's CPU matrix kernels run on the vector units; AMX tiles are not counted.
-        tflops_per_device=cpu_tflops(cpu, matrix=False),
+        tflops_per_device=cpu_tflops(cpu),
         link_gbs=_socket_link_gbs(cpu) if sockets > 1 else None,
         link_kind="inter-socket link" if sockets > 1 else "none",
         host_ram_gb=ram_gb,

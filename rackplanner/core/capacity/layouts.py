@@ -9,7 +9,7 @@ FP8 with block scales, NVFP4) are built from their documented layouts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
@@ -157,8 +157,6 @@ class WeightFormat:
     id: str
     label: str
     base: BlockLayout
-    # Tensor class -> list of (share of the class, layout) for the bumped share.
-    bumps: dict[TensorClass, Shares] = field(default_factory=dict)
     # Tensors left in FP16 by the tool (embeddings and output head of GPTQ/AWQ/NF4 files).
     fp16_classes: tuple[TensorClass, ...] = ()
     # float, fp8, int (GPTQ/AWQ/LLM.int8), gguf (llama.cpp files), nf4, fp4 (MXFP4/NVFP4)
@@ -178,7 +176,7 @@ class WeightFormat:
         traits = traits or MixTraits()
         if tensor in self.fp16_classes:
             return ((1.0, F16),)
-        bumped = self.mix(traits).get(tensor, ()) if self.mix else self.bumps.get(tensor, ())
+        bumped = self.mix(traits).get(tensor, ()) if self.mix else ()
         if self.expert_layout is not None and tensor in ("ffn_down", "ffn_gate_up") and not bumped:
             bumped = ((traits.expert_share, self.expert_layout),)
         rest = 1.0 - sum(share for share, _ in bumped)

@@ -17,6 +17,7 @@ from rackplanner.core.capacity.fitted import (
     current,
     decode_efficiency,
     hop_cost,
+    host_efficiency,
     layer_overhead,
     prefill_efficiency,
     step_overhead,
@@ -35,12 +36,6 @@ def _peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | N
     if fmt.family == "fp8" and runtime.split != "layer" and hw.fp8_tflops_per_device:
         return hw.fp8_tflops_per_device
     return hw.tflops_per_device
-
-
-def _host_efficiency(cal: Calibration) -> float:
-    """Share of the host's DDR bandwidth the layers kept in RAM are read at."""
-    table = cal.decode_bw_efficiency
-    return next(table[key] for key in ("DDR5|llama.cpp", "DDR|llama.cpp", "any|llama.cpp", "any|any") if key in table)
 
 
 def _sockets_gain(cal: Calibration, hw: Hardware) -> float:
@@ -97,7 +92,7 @@ class SpeedInputs:
         parallel = tp if hw.kind == "gpu" else _sockets_gain(cal, hw)
         decode_eff, decode_class = decode_efficiency(cal, hw, runtime.id)
         mem = decode_eff * hw.mem_bw_gbs_per_device * k.GB * parallel
-        host_eff = _host_efficiency(cal)
+        host_eff = host_efficiency(cal)
         host = host_eff * (hw.host_bw_gbs or 0.0) * k.GB
         tflops = _peak_tflops(hw, fmt, runtime)
         prefill_eff, prefill_class = prefill_efficiency(cal, hw, runtime.id)
@@ -145,7 +140,7 @@ class SpeedInputs:
         return self.attention_flops_per_ctx * context
 
 
-def _allreduce_s(s: SpeedInputs, tokens: int) -> float:
+def allreduce_s(s: SpeedInputs, tokens: int) -> float:
     """Two all-reduces per layer of ``tokens`` hidden-size FP16 vectors over the TP group."""
     if s.tp <= 1 or not s.hw.link_gbs:
         return 0.0
@@ -184,7 +179,7 @@ def decode_step_s(s: SpeedInputs, batch: int, context: int) -> float:
     else:
         mem_s = moved / s.mem_bytes_per_s
     compute_s = batch * (2 * s.active_params + s.attention_flops_per_ctx * context) / s.flops_per_s
-    return max(mem_s, compute_s) + s.fixed_step_s + _allreduce_s(s, batch)
+    return max(mem_s, compute_s) + s.fixed_step_s + allreduce_s(s, batch)
 
 
 def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
@@ -199,7 +194,7 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
     mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s
     per_token = max(flops_per_token / s.flops_per_s, mem_per_token)
-    per_token += _allreduce_s(s, ubatch) / ubatch
+    per_token += allreduce_s(s, ubatch) / ubatch
     if s.pp > 1:
         # Chunks of one prompt flow through the stages one after another: c chunks take
         # (c + p - 1) stage times of 1/p of the work each.
