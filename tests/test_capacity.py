@@ -17,7 +17,7 @@ from rackplanner.core.capacity.formats import (
 from rackplanner.core.capacity.hardware import from_cpu, from_gpu, from_machine
 from rackplanner.core.capacity.layouts import NF4, NF4_DQ, Q2_K, Q3_K, Q4_0, Q4_K, Q5_K, Q6_K, Q8_0, gptq_int4
 from rackplanner.core.capacity.runtime import get_runtime
-from rackplanner.core.capacity.shape import kv_bytes_per_token
+from rackplanner.core.capacity.shape import kv_bytes
 from rackplanner.core.capacity.speed import SpeedInputs, decode_step_s
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Cpu, LlmModel
@@ -91,10 +91,10 @@ def test_unknown_format_is_an_input_error() -> None:
 def test_kv_cache_per_token_by_hand(catalog: Catalog) -> None:
     # 2 x layers x kv_heads x head_dim x 2 bytes: Llama 3.1 8B 2*32*8*128*2, Llama 2 7B
     # 2*32*32*128*2 (no GQA), Llama 2 70B 2*80*8*128*2.
-    assert kv_bytes_per_token(get_model(catalog, "llama-3.1-8b"), 2) == 131_072
-    assert kv_bytes_per_token(get_model(catalog, "llama-2-7b"), 2) == 524_288
-    assert kv_bytes_per_token(get_model(catalog, "llama-2-70b"), 2) == 327_680
-    assert kv_bytes_per_token(get_model(catalog, "llama-2-70b"), 1) == 163_840  # FP8 cache
+    assert kv_bytes(get_model(catalog, "llama-3.1-8b"), 2, 1) == 131_072
+    assert kv_bytes(get_model(catalog, "llama-2-7b"), 2, 1) == 524_288
+    assert kv_bytes(get_model(catalog, "llama-2-70b"), 2, 1) == 327_680
+    assert kv_bytes(get_model(catalog, "llama-2-70b"), 1, 1) == 163_840  # FP8 cache
 
 
 def test_rtx_4090_llama_3_8b_q4_k_m_fit(catalog: Catalog) -> None:

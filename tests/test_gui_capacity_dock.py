@@ -115,8 +115,8 @@ def test_plot_is_the_cores_decode_against_batch(
     knee = dock.curve.knee_batch
     # Where compute time meets memory time: (weights / bandwidth) / (compute per sequence −
     # KV read per sequence / bandwidth), with the fitted shares in s (fitted_constants.json).
-    per_seq_compute = (2 * s.active_params + s.attention_flops_per_ctx * 4096) / s.flops_per_s
-    per_seq_memory = 4096 * s.kv_token_bytes / s.mem_bytes_per_s
+    per_seq_compute = (2 * s.active_params + s.attention_flops(4096)) / s.flops_per_s
+    per_seq_memory = s.kv_read_bytes(4096) / s.mem_bytes_per_s
     if per_seq_compute <= per_seq_memory:
         # Each added sequence costs more memory time than compute time: no knee at any batch.
         assert knee is None
@@ -159,10 +159,10 @@ def test_knee_is_where_compute_meets_memory(catalog: Catalog) -> None:
     # Compute time (2 FLOP per active parameter per sequence plus attention) equals the memory time.
     below, above = int(knee) - 1, int(knee) + 2
     step_below = decode_step_s(s, below, ctx) - s.fixed_step_s
-    compute_below = below * (2 * s.active_params + s.attention_flops_per_ctx * ctx) / s.flops_per_s
+    compute_below = below * (2 * s.active_params + s.attention_flops(ctx)) / s.flops_per_s
     assert compute_below < step_below
     step_above = decode_step_s(s, above, ctx) - s.fixed_step_s
-    compute_above = above * (2 * s.active_params + s.attention_flops_per_ctx * ctx) / s.flops_per_s
+    compute_above = above * (2 * s.active_params + s.attention_flops(ctx)) / s.flops_per_s
     assert compute_above == pytest.approx(step_above)
 
 

@@ -73,14 +73,14 @@ def speed_inputs(
 
 def _memory_s(s: SpeedInputs, batch: float, context: int) -> float:
     # The memory side of speed.decode_step_s's max(), for a real-valued batch.
-    moved = s.weights_read(batch) + batch * context * s.kv_token_bytes  # type: ignore[arg-type]
+    moved = s.weights_read(batch) + batch * s.kv_read_bytes(context)  # type: ignore[arg-type]
     if s.offload_fraction and s.host_bytes_per_s:
         return (1 - s.offload_fraction) * moved / s.mem_bytes_per_s + s.offload_fraction * moved / s.host_bytes_per_s
     return moved / s.mem_bytes_per_s
 
 
 def _compute_s(s: SpeedInputs, batch: float, context: int) -> float:
-    return batch * (2 * s.active_params + s.attention_flops_per_ctx * context) / s.flops_per_s
+    return batch * (2 * s.active_params + s.attention_flops(context)) / s.flops_per_s
 
 
 def knee_batch(s: SpeedInputs, context: int, limit: float = 1e6) -> float | None:
@@ -151,9 +151,7 @@ def decode_curve(
         peak_knee_batch=knee_batch(at_peak(s), ctx) if finite else None,
         device_flop_per_byte=ratio,
         effective_flop_per_byte=s.flops_per_s / s.mem_bytes_per_s if finite else None,
-        compute_ceiling_tokens_per_s=s.flops_per_s / (2 * s.active_params + s.attention_flops_per_ctx * ctx)
-        if finite
-        else None,
+        compute_ceiling_tokens_per_s=s.flops_per_s / (2 * s.active_params + s.attention_flops(ctx)) if finite else None,
         offload_fraction=s.offload_fraction,
     )
 

@@ -88,7 +88,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         s = SpeedInputs.build(model, get_format(point.format), hw, runtime, calibration=unit)
         if point.metric == "decode_tokens_per_s":
             b = point.batch
-            at_peak = (s.weights_read(b) + b * point.context * s.kv_token_bytes) / s.mem_bytes_per_s
+            at_peak = (s.weights_read(b) + b * s.kv_read_bytes(point.context)) / s.mem_bytes_per_s
             compute = b * (2 * s.active_params) / s.flops_per_s
             if compute * 2 > at_peak:  # compute-bound at half the peak: not a bandwidth point
                 continue

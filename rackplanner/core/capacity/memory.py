@@ -15,8 +15,9 @@ from rackplanner.core.capacity.formats import WeightFormat, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.limits import check_positive
 from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
-from rackplanner.core.capacity.shape import kv_bytes_per_token
+from rackplanner.core.capacity.shape import kv_bytes, longest_context
 from rackplanner.core.catalog.parts import LlmModel
+from rackplanner.core.errors import InputError
 
 # Tokens llama.cpp and vLLM push through the network at once during prefill; sizes the
 # compute buffer.
@@ -73,15 +74,20 @@ def memory_fit(
     *,
     batch: int = 1,
     context: int = 4096,
-    kv_bytes: float = 2.0,
+    kv_bytes_per_value: float = 2.0,
+    gpu_layers: int | None = None,
 ) -> MemoryFit:
-    """Weights, KV cache, activations and overhead against the hardware's memory."""
+    """Weights, KV cache, activations and overhead against the hardware's memory.
+
+    ``gpu_layers`` (llama.cpp's -ngl) puts that many layers in VRAM and the rest, with
+    their KV cache, in system RAM; without it llama.cpp's offload covers what does not fit.
+    """
     check_positive("batch", batch)
     check_positive("context", context)
     notes: list[str] = []
     weights = weight_bytes(model, fmt) / k.GB
-    kv_token = kv_bytes_per_token(model, kv_bytes) / k.GB
-    kv = kv_token * context * batch
+    per_seq = kv_bytes(model, kv_bytes_per_value, context) / k.GB
+    kv = per_seq * batch
     # Tensor parallelism uses only as many GPUs as divide the heads evenly.
     used = tensor_parallel_degree(model, hw, runtime) if runtime.split == "tensor" else hw.devices
     act = _activations_bytes(model, batch) / k.GB
@@ -91,7 +97,15 @@ def memory_fit(
     needed = weights + kv + act
     offload = 0.0
     fits = needed <= room
-    if not fits and runtime.cpu_offload and hw.kind == "gpu" and hw.host_ram_gb:
+    if gpu_layers is not None:
+        offload, fits = _layers_in_ram(model, hw, runtime, gpu_layers, weights + kv, act, room)
+        if offload and hw.host_ram_gb is None:
+            notes.append("system RAM is unknown, so whether it holds the layers kept there is not checked (use --plan)")
+        notes.append(
+            f"--gpu-layers {gpu_layers}: {min(gpu_layers, model.layers)} of {model.layers} layers in VRAM, "
+            f"{offload:.0%} of the weights and KV cache in system RAM"
+        )
+    elif not fits and runtime.cpu_offload and hw.kind == "gpu" and hw.host_ram_gb:
         # llama.cpp keeps the layers that do not fit in VRAM (and their KV cache) in RAM.
         spill = needed - room
         host_room = hw.host_ram_gb - k.CPU_RAM_RESERVED_GB
@@ -104,11 +118,15 @@ def memory_fit(
     capacity = room + overhead
     total = needed + overhead
     free_for_kv = room - weights - act
-    if offload and hw.host_ram_gb:
+    if gpu_layers is not None and offload:
+        # The KV cache splits as the layers do: each side holds its share of it.
+        host_free = (hw.host_ram_gb or math.inf) - k.CPU_RAM_RESERVED_GB - weights * offload
+        gpu_free = room - weights * (1 - offload) - act
+        free_for_kv = min(host_free / offload, gpu_free / (1 - offload) if offload < 1 else host_free / offload)
+    elif offload and hw.host_ram_gb:
         # With layers in RAM, what RAM has left holds further KV cache.
         free_for_kv = hw.host_ram_gb - k.CPU_RAM_RESERVED_GB - (needed - room)
-    max_context = min(model.max_context, math.floor(free_for_kv / kv_token)) if free_for_kv > 0 else 0
-    per_seq = kv_token * context
+    max_context = longest_context(model, kv_bytes_per_value, free_for_kv * k.GB)
     max_batch = math.floor(free_for_kv / per_seq) if free_for_kv > 0 else 0
     return MemoryFit(
         fits=fits,
@@ -120,9 +138,27 @@ def memory_fit(
         capacity_gb=capacity,
         free_gb=capacity - total,
         per_device_gb=total / used,
-        kv_gb_per_token=kv_token,
+        kv_gb_per_token=per_seq / context,
         offload_fraction=offload,
         max_context=max(max_context, 0),
         max_batch=max(max_batch, 0),
         notes=notes,
     )
+
+
+def _layers_in_ram(
+    model: LlmModel, hw: Hardware, runtime: Runtime, gpu_layers: int, held_gb: float, act_gb: float, room_gb: float
+) -> tuple[float, bool]:
+    """(share of weights and KV in system RAM, whether both sides hold their share)."""
+    if gpu_layers < 0:
+        raise InputError(f"--gpu-layers must be 0 or more (got {gpu_layers})")
+    if not runtime.cpu_offload or hw.kind != "gpu":
+        raise InputError(
+            f"--gpu-layers splits layers between GPU and CPU: it needs llama.cpp on GPUs, "
+            f"not {runtime.id} on {hw.label}"
+        )
+    in_ram = 1 - min(gpu_layers, model.layers) / model.layers
+    fits = held_gb * (1 - in_ram) + act_gb <= room_gb
+    if hw.host_ram_gb is not None:
+        fits = fits and held_gb * in_ram <= max(hw.host_ram_gb - k.CPU_RAM_RESERVED_GB, 0.0)
+    return in_ram, fits

@@ -75,9 +75,23 @@ def active_params(model: LlmModel) -> float:
     return tensor_groups(model, active=True).total
 
 
-def kv_bytes_per_token(model: LlmModel, bytes_per_element: float) -> float:
-    """KV cache per token over all layers: 2 × layers × kv_heads × head_dim × bytes."""
-    return llm_shape.kv_cache_values_per_token(model) * bytes_per_element
+def kv_bytes(model: LlmModel, bytes_per_element: float, context: int) -> float:
+    """KV cache (and recurrent state) of one sequence of ``context`` tokens, all layers:
+    2 × kv_heads × head_dim × bytes per token for each layer that still holds it."""
+    return llm_shape.kv_cache_values(model, context) * bytes_per_element
+
+
+def longest_context(model: LlmModel, bytes_per_element: float, room_bytes: float) -> int:
+    """The longest context (up to the model's) whose cache fits in ``room_bytes``."""
+    if room_bytes <= 0 or kv_bytes(model, bytes_per_element, 1) > room_bytes:
+        return 0
+    low, high = 1, model.max_context
+    if kv_bytes(model, bytes_per_element, high) <= room_bytes:
+        return high
+    while high - low > 1:  # the cache only grows with context
+        mid = (low + high) // 2
+        low, high = (mid, high) if kv_bytes(model, bytes_per_element, mid) <= room_bytes else (low, mid)
+    return low
 
 
 # Groups per model object (a capacity table asks for each model once per format); the
@@ -111,13 +125,15 @@ def _tensor_groups(model: LlmModel, *, active: bool) -> TensorGroups:
     standard_attention = model.kv_lora_rank is None
     q_size = model.attention_heads * model.head_dim
     kv_size = model.kv_heads * model.head_dim
-    attn_q = float(model.layers * h * q_size) if standard_attention else 0.0
-    attn_k = float(model.layers * h * kv_size) if standard_attention else 0.0
+    attention_layers = model.layers - (model.linear_attention_layers or 0)
+    q_width = q_size * (2 if model.attention_output_gate else 1)
+    attn_q = float(attention_layers * h * q_width) if standard_attention else 0.0
+    attn_k = float(attention_layers * h * kv_size) if standard_attention else 0.0
     attn_v = attn_k
-    attn_output = float(model.layers * q_size * h) if standard_attention else 0.0
+    attn_output = float(attention_layers * q_size * h) if standard_attention else 0.0
     routed = 0.0
     if model.moe_experts is None:
-        ffn_down = float(model.layers * model.intermediate_size * h)
+        ffn_down = float(llm_shape.dense_mlp_layers(model) * model.intermediate_size * h)
     else:
         dense = model.moe_dense_layers or 0
         experts = (model.moe_active_experts or 0) if active else model.moe_experts

@@ -26,7 +26,8 @@ from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes,
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.memory import PREFILL_UBATCH
 from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
-from rackplanner.core.capacity.shape import active_params, kv_bytes_per_token
+from rackplanner.core.capacity.shape import active_params, kv_bytes
+from rackplanner.core.catalog.llm_shape import attention_span_tokens
 from rackplanner.core.catalog.parts import LlmModel
 
 
@@ -56,7 +57,7 @@ class SpeedInputs:
     active_bytes: float
     held_bytes: float
     active_params: float
-    kv_token_bytes: float
+    kv_value_bytes: float
     offload_fraction: float
     tp: int
     pp: int
@@ -105,7 +106,7 @@ class SpeedInputs:
             active_bytes=active_weight_bytes(model, fmt),
             held_bytes=weight_bytes(model, fmt) - embd,
             active_params=active_params(model),
-            kv_token_bytes=kv_bytes_per_token(model, kv_bytes),
+            kv_value_bytes=kv_bytes,
             offload_fraction=offload_fraction,
             tp=tp,
             pp=hw.devices if runtime.split == "pipeline" and hw.kind == "gpu" else 1,
@@ -117,7 +118,7 @@ class SpeedInputs:
                 + step_overhead(cal, runtime.id)
                 + hops * hop_cost(cal, runtime.id)
             ),
-            attention_flops_per_ctx=4 * model.layers * model.attention_heads * model.head_dim,
+            attention_flops_per_ctx=4 * model.attention_heads * model.head_dim,
             decode_eff=decode_eff,
             prefill_eff=prefill_eff,
             host_eff=host_eff,
@@ -136,8 +137,13 @@ class SpeedInputs:
         return self.active_bytes + expert_bytes * (touched - share) / (1 - share)
 
     def attention_flops(self, context: float) -> float:
-        """QK^T and AV of one token against ``context`` cached tokens, all layers."""
-        return self.attention_flops_per_ctx * context
+        """QK^T and AV of one token against ``context`` cached tokens, over the layers
+        that attend to them (a sliding window caps what a layer sees)."""
+        return self.attention_flops_per_ctx * attention_span_tokens(self.model, round(context))
+
+    def kv_read_bytes(self, context: int) -> float:
+        """KV cache and recurrent state one sequence reads per decode step at ``context``."""
+        return kv_bytes(self.model, self.kv_value_bytes, context)
 
 
 def allreduce_s(s: SpeedInputs, tokens: int) -> float:
@@ -163,8 +169,8 @@ def _pipeline_step_s(s: SpeedInputs, batch: int, context: int) -> float:
     micro_batches = min(batch, p)
     micro = batch / micro_batches
     weights = s.weights_read(max(1, round(micro))) / p
-    mem_s = (weights + micro * context * s.kv_token_bytes / p) / s.mem_bytes_per_s
-    compute_s = micro * (2 * s.active_params + s.attention_flops_per_ctx * context) / p / s.flops_per_s
+    mem_s = (weights + micro * s.kv_read_bytes(context) / p) / s.mem_bytes_per_s
+    compute_s = micro * (2 * s.active_params + s.attention_flops(context)) / p / s.flops_per_s
     stage = max(mem_s, compute_s) + _hop_s(s, micro)
     return p * stage + s.fixed_step_s
 
@@ -173,12 +179,12 @@ def decode_step_s(s: SpeedInputs, batch: int, context: int) -> float:
     """Seconds for one decode step producing one token for each of ``batch`` sequences."""
     if s.pp > 1:
         return _pipeline_step_s(s, batch, context)
-    moved = s.weights_read(batch) + batch * context * s.kv_token_bytes
+    moved = s.weights_read(batch) + batch * s.kv_read_bytes(context)
     if s.offload_fraction and s.host_bytes_per_s:
         mem_s = (1 - s.offload_fraction) * moved / s.mem_bytes_per_s + s.offload_fraction * moved / s.host_bytes_per_s
     else:
         mem_s = moved / s.mem_bytes_per_s
-    compute_s = batch * (2 * s.active_params + s.attention_flops_per_ctx * context) / s.flops_per_s
+    compute_s = batch * (2 * s.active_params + s.attention_flops(context)) / s.flops_per_s
     return max(mem_s, compute_s) + s.fixed_step_s + allreduce_s(s, batch)
 
 

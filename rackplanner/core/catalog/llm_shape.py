@@ -12,11 +12,14 @@ The counts follow the weight matrices of a decoder-only transformer as Hugging F
   a mixture-of-experts layer holds ``experts`` such MLPs plus shared experts and a
   ``hidden × experts`` router;
 - norms: two per layer and a final one, ``hidden`` weights each;
-- Yuan 2.0's localized filtering: ``2 × hidden²`` convolution weights per layer.
+- Yuan 2.0's localized filtering: ``2 × hidden²`` convolution weights per layer;
+- linear-attention layers (Gated DeltaNet, Mamba): their mixer's weights, as the
+  importer computed them, in place of attention;
+- a vision encoder, when the config has one, in the total but never active.
 
-Biases, rotary tables and vision towers are left out: they are well under 1% for the
-text models in the catalog (a multimodal checkpoint's stated size can include a vision
-encoder of a few hundred million parameters).
+Biases and rotary tables are left out: they are well under 1% for the models in the
+catalog. Multi-token-prediction modules are counted apart (``mtp_parameter_count_b``),
+as publishers do.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ def _mlp_params(model: LlmModel, width: int) -> int:
 def _attention_params(model: LlmModel) -> int:
     hidden, heads = model.hidden_size, model.attention_heads
     if model.kv_lora_rank is None:
-        q_and_o = 2 * hidden * heads * model.head_dim
+        q_and_o = (3 if model.attention_output_gate else 2) * hidden * heads * model.head_dim
         k_and_v = 2 * hidden * model.kv_heads * model.head_dim
         return q_and_o + k_and_v
     # Latent attention: the validator guarantees the three MLA fields come together.
@@ -56,11 +59,38 @@ def _intermediate(model: LlmModel) -> int:
 
 
 def _layer_counts(model: LlmModel) -> tuple[int, int]:
-    """(dense layers, MoE layers)."""
+    """(layers with a dense MLP, MoE layers)."""
     if model.moe_experts is None:
-        return model.layers, 0
+        return model.mlp_layers or model.layers, 0
     dense = model.moe_dense_layers or 0
     return dense, model.layers - dense
+
+
+def _moe_layer_params(model: LlmModel, experts_counted: int) -> int:
+    assert model.moe_experts is not None
+    expert_width = model.moe_intermediate_size or _intermediate(model)
+    shared_width = model.moe_shared_intermediate_size or expert_width
+    shared = (model.moe_shared_experts or 0) * _mlp_params(model, shared_width)
+    router = model.hidden_size * model.moe_experts
+    return experts_counted * _mlp_params(model, expert_width) + shared + router
+
+
+def _body_params(model: LlmModel, experts_counted: int) -> int:
+    """The decoder layers: token mixers, norms and MLPs."""
+    hidden = model.hidden_size
+    linear = model.linear_attention_layers or 0
+    per_layer = 2 * hidden
+    if model.localized_filtering:
+        # two convolutions with hidden x hidden/2 x kernel 2 weights each, and their norm
+        per_layer += 2 * hidden * hidden + hidden
+    total = model.layers * per_layer + (model.layers - linear) * _attention_params(model)
+    total += linear * (model.linear_mixer_params or 0)
+    dense_layers, moe_layers = _layer_counts(model)
+    if dense_layers:
+        total += dense_layers * _mlp_params(model, _intermediate(model))
+    if moe_layers:
+        total += moe_layers * _moe_layer_params(model, experts_counted)
+    return total
 
 
 def _params(model: LlmModel, experts_counted: int, input_embedding: bool = True) -> int:
@@ -68,21 +98,7 @@ def _params(model: LlmModel, experts_counted: int, input_embedding: bool = True)
     # A tied table is also the LM head, so it stays even when the input side is left out.
     tables = 1 if model.tie_word_embeddings or not input_embedding else 2
     embeddings = model.vocab_size * hidden * tables
-    per_layer = _attention_params(model) + 2 * hidden
-    if model.localized_filtering:
-        # two convolutions with hidden x hidden/2 x kernel 2 weights each, and their norm
-        per_layer += 2 * hidden * hidden + hidden
-    dense_layers, moe_layers = _layer_counts(model)
-    total = embeddings + hidden + model.layers * per_layer
-    if dense_layers:
-        total += dense_layers * _mlp_params(model, _intermediate(model))
-    if moe_layers:
-        assert model.moe_experts is not None
-        expert_width = model.moe_intermediate_size or _intermediate(model)
-        experts = experts_counted + (model.moe_shared_experts or 0)
-        router = hidden * model.moe_experts
-        total += moe_layers * (experts * _mlp_params(model, expert_width) + router)
-    return total
+    return embeddings + hidden + _body_params(model, experts_counted)
 
 
 def parameter_count_b(model: LlmModel) -> float:
@@ -91,7 +107,31 @@ def parameter_count_b(model: LlmModel) -> float:
     Llama-2-7B gives 6.74, Llama-3.1-8B 8.03, Mixtral-8x7B 46.7 (every expert counted).
     Raises ValueError when intermediate_size is unknown.
     """
+    return (_params(model, model.moe_experts or 0) + (model.vision_params or 0)) / 1e9
+
+
+def dense_mlp_layers(model: LlmModel) -> int:
+    """Layers with a dense (not mixture-of-experts) MLP."""
+    return _layer_counts(model)[0]
+
+
+def text_parameter_count_b(model: LlmModel) -> float:
+    """Total parameters of the language model alone, without a vision encoder."""
     return _params(model, model.moe_experts or 0) / 1e9
+
+
+def mtp_parameter_count_b(model: LlmModel) -> float:
+    """Parameters of the multi-token-prediction modules (DeepSeek-V3: one decoder layer
+    plus a 2·hidden → hidden projection and two norms each); 0 when there are none."""
+    if not model.mtp_layers:
+        return 0.0
+    hidden = model.hidden_size
+    layer = 2 * hidden + _attention_params(model)
+    if model.moe_experts is not None:
+        layer += _moe_layer_params(model, model.moe_experts)
+    else:
+        layer += _mlp_params(model, _intermediate(model))
+    return model.mtp_layers * (layer + 2 * hidden * hidden + 2 * hidden) / 1e9
 
 
 def active_parameter_count_b(model: LlmModel, *, count_input_embedding: bool = True) -> float:
@@ -101,22 +141,47 @@ def active_parameter_count_b(model: LlmModel, *, count_input_embedding: bool = T
     matrix product: Mistral and Qwen count it (Mixtral-8x7B gives 12.9), OpenAI and
     DeepSeek leave it out (gpt-oss-20b gives 3.6 with count_input_embedding=False).
     A tied table doubles as the LM head and is always counted. Equal to
-    parameter_count_b for a dense model when the input embedding is counted.
+    text_parameter_count_b for a dense model when the input embedding is counted.
     """
     experts = model.moe_active_experts if model.moe_experts is not None else 0
     assert experts is not None
     return _params(model, experts, count_input_embedding) / 1e9
 
 
+def attention_span_tokens(model: LlmModel, context: int) -> int:
+    """Cached tokens summed over the attention layers at ``context``: a full-attention
+    layer holds every token, a sliding-window layer at most its window, a
+    linear-attention layer none."""
+    windowed = model.sliding_window_layers or 0
+    full = model.layers - windowed - (model.linear_attention_layers or 0)
+    window = min(context, model.sliding_window or context)
+    return full * context + windowed * window
+
+
+def kv_values_per_layer_token(model: LlmModel) -> int:
+    """Values one attention layer caches per token: a key and a value per KV head, or
+    latent attention's compressed vector and shared RoPE key."""
+    if model.kv_lora_rank is not None:
+        assert model.qk_rope_head_dim is not None
+        return model.kv_lora_rank + model.qk_rope_head_dim
+    return 2 * model.kv_heads * model.head_dim
+
+
+def kv_cache_values(model: LlmModel, context: int) -> int:
+    """Cached values of one sequence of ``context`` tokens (multiply by bytes per
+    element): the attention layers' KV cache plus the linear layers' fixed state."""
+    state = (model.linear_attention_layers or 0) * (model.linear_state_values or 0)
+    return attention_span_tokens(model, context) * kv_values_per_layer_token(model) + state
+
+
 def kv_cache_values_per_token(model: LlmModel) -> int:
-    """Cached values per token summed over all layers (multiply by bytes per element).
+    """Cached values each further token adds at long context, summed over the layers
+    that keep every token (multiply by bytes per element).
 
     Standard attention caches a key and a value per KV head: 2 × layers × kv_heads × head_dim.
     Latent attention caches one compressed vector and the shared RoPE key instead:
-    layers × (kv_lora_rank + qk_rope_head_dim). Sliding-window layers are counted as full
-    attention, the worst case at long context.
+    layers × (kv_lora_rank + qk_rope_head_dim). Sliding-window and linear-attention layers
+    stop growing once past their window, so only full-attention layers count here.
     """
-    if model.kv_lora_rank is not None:
-        assert model.qk_rope_head_dim is not None
-        return model.layers * (model.kv_lora_rank + model.qk_rope_head_dim)
-    return 2 * model.layers * model.kv_heads * model.head_dim
+    full = model.layers - (model.sliding_window_layers or 0) - (model.linear_attention_layers or 0)
+    return full * kv_values_per_layer_token(model)

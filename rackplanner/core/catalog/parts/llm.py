@@ -46,6 +46,29 @@ class LlmModel(Part):
     # Yuan 2.0's localized filtering before q/k: two kernel-2 convolutions
     # hidden -> hidden/2 -> hidden, 2 x hidden^2 weights per layer.
     localized_filtering: bool = False
+    # Attention layout. Sliding-window layers attend to (and cache) only the last
+    # sliding_window tokens (Gemma 2/3, gpt-oss, Mistral 7B v0.1); linear-attention layers
+    # (Gated DeltaNet, Mamba) keep a fixed-size recurrent state instead of a growing KV
+    # cache, and their token mixer has linear_mixer_params weights in place of attention.
+    sliding_window: int | None = Field(default=None, ge=1, le=100_000_000)
+    sliding_window_layers: int | None = Field(default=None, ge=1, le=10_000)
+    linear_attention_layers: int | None = Field(default=None, ge=1, le=10_000)
+    linear_mixer_params: int | None = Field(default=None, ge=1, le=10**12)
+    linear_state_values: int | None = Field(default=None, ge=1, le=10**11)
+    # Layers that have an MLP, when some hybrid blocks are mixer-only (Nemotron-H).
+    mlp_layers: int | None = Field(default=None, ge=1, le=10_000)
+    # q_proj also yields a per-channel output gate (Qwen3-Next), doubling its width.
+    attention_output_gate: bool = False
+    # Width of the always-on shared expert when it differs from a routed one (Qwen3-Next).
+    moe_shared_intermediate_size: int | None = Field(default=None, ge=1, le=10_000_000)
+    # Multi-token-prediction modules (DeepSeek-V3's MTP): in the checkpoint, loaded only
+    # for speculative decoding, so not in params_b.
+    mtp_layers: int | None = Field(default=None, ge=1, le=1000)
+    # Vision encoder and projector of a multimodal checkpoint: held in memory, never
+    # read to decode a text token.
+    vision_params: int | None = Field(default=None, ge=1, le=10**12)
+    # The weight format a pre-quantized checkpoint ships in (its quantization_config).
+    shipped_format: str | None = None
 
     @model_validator(mode="after")
     def _architecture_is_consistent(self) -> LlmModel:
@@ -62,6 +85,17 @@ class LlmModel(Part):
             )
         if self.active_params_b is not None and self.active_params_b > self.params_b:
             raise ValueError(f"active_params_b {self.active_params_b:g} is more than params_b {self.params_b:g}")
+        if self.sliding_window_layers is not None and self.sliding_window is None:
+            raise ValueError("sliding_window_layers needs sliding_window")
+        windowed, linear = self.sliding_window_layers or 0, self.linear_attention_layers or 0
+        if windowed + linear > self.layers:
+            raise ValueError(
+                f"{windowed} sliding-window and {linear} linear-attention layers are more than the {self.layers} layers"
+            )
+        if self.mlp_layers is not None and (self.mlp_layers > self.layers or self.moe_experts is not None):
+            raise ValueError(f"mlp_layers {self.mlp_layers} must be at most the {self.layers} layers of a dense model")
+        if linear and self.linear_mixer_params is None:
+            raise ValueError("linear_attention_layers needs linear_mixer_params")
         mla = (self.kv_lora_rank, self.qk_rope_head_dim, self.v_head_dim)
         if any(v is not None for v in mla) and any(v is None for v in mla):
             raise ValueError("latent attention needs kv_lora_rank, qk_rope_head_dim and v_head_dim")
