@@ -9,7 +9,7 @@ import pytest
 
 from rackplanner.core.capacity.estimate import estimate
 from rackplanner.core.capacity.hardware import from_gpu
-from rackplanner.core.catalog.hf_config import load_hf_config
+from rackplanner.core.catalog.hf import load_hf_config
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
 
@@ -79,7 +79,7 @@ def test_missing_keys_are_named() -> None:
                     "num_local_experts": 4,
                 }
             ),
-            "needs num_experts_per_tok",
+            "num_experts_per_tok is needed",
         ),
     ],
 )

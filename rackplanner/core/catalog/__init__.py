@@ -5,7 +5,7 @@
 - ``parsecache``: the built-in YAML kept parsed, keyed by content
 - ``figures``: the few figures people choose a part by
 - ``llm_shape``: parameter counts and KV size recomputed from an LLM's architecture
-- ``hf_config``: a Hugging Face ``config.json`` read into an LLM part
+- ``hf``: Hugging Face ``config.json`` files read into LLM parts
 - ``netbox``: NetBox device types imported as rack parts and exported back
 """
 

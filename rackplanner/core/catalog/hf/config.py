@@ -1,0 +1,214 @@
+"""Read a Hugging Face ``config.json`` (a local file, no network) into an ``LlmModel``.
+
+Understands the Llama shape and those that share it (Mistral, Mixtral, Qwen2/Qwen3 and
+their MoE variants, Phi-3/4, Gemma 2/3, gpt-oss), DeepSeek-V2/V3 (latent attention, shared
+experts, leading dense layers, MTP modules), the hybrid Qwen3-Next and Jamba, and
+multimodal checkpoints whose text model sits in ``text_config``. The parameter count is
+recomputed from the architecture (``core/catalog/llm_shape.py``); every value the file
+leaves to transformers' defaults is named in the model's notes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from rackplanner.core.catalog import llm_shape
+from rackplanner.core.catalog.hf import extras
+from rackplanner.core.catalog.hf.layout import TEXT_DEFAULTS, attention_layout, tied_default
+from rackplanner.core.catalog.hf.values import ConfigValues
+from rackplanner.core.catalog.parts import LlmModel
+from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.files import read_json
+from rackplanner.core.files import shown as shown_path
+from rackplanner.core.ids import slug
+
+_REQUIRED = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
+
+# The config.json key each model field comes from, so a message names what the user's file says.
+_CONFIG_KEYS = {
+    "layers": "num_hidden_layers",
+    "hidden_size": "hidden_size",
+    "intermediate_size": "intermediate_size",
+    "attention_heads": "num_attention_heads",
+    "kv_heads": "num_key_value_heads",
+    "head_dim": "head_dim",
+    "vocab_size": "vocab_size",
+    "max_context": "max_position_embeddings",
+    "moe_experts": "num_local_experts",
+    "moe_active_experts": "num_experts_per_tok",
+    "moe_intermediate_size": "moe_intermediate_size",
+    "moe_shared_experts": "n_shared_experts",
+    "moe_dense_layers": "first_k_dense_replace",
+    "sliding_window": "sliding_window",
+    "params_b": "the parameter count",
+    "active_params_b": "the active parameter count",
+}
+
+# Model types whose MLP is one up and one down projection (no gate).
+_UNGATED_TYPES = frozenset({"nemotron_h", "starcoder2", "phi", "gpt2", "gpt_neox", "opt", "falcon"})
+
+# A config.json is a few kB; multimodal ones with their processor settings stay under a megabyte.
+MAX_CONFIG_BYTES = 4_000_000
+
+
+def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None = None) -> LlmModel:
+    """An ``LlmModel`` from ``config.json``; InputError names a missing or bad key.
+
+    ``name`` ("org/model", as given to ``--hf``) names the model when the file does not.
+    """
+    raw = read_json(path, what="model config", max_bytes=MAX_CONFIG_BYTES)
+    if not isinstance(raw, dict):
+        raise InputError(f"{path}: expected a JSON object of model settings")
+    top = ConfigValues(raw, path)
+    text = top.obj("text_config") or top
+    model_type = text.string("model_type") or top.string("model_type") or "unknown"
+    notes = _fill_defaults(text, model_type)
+    data = _model_data(top, text, model_type, notes, name)
+    if model_id:
+        data["id"] = model_id
+    try:
+        model = LlmModel.model_validate(data)
+        params = llm_shape.parameter_count_b(model)
+        active_b = llm_shape.active_parameter_count_b(model) if model.moe_experts else None
+        counted: dict[str, Any] = {"params_b": round(params, 3), "active_params_b": active_b}
+        if extras.model_name(top) is None and not name:
+            counted["model"] = f"{data['model']} {params:.3g}B"
+            counted["id"] = model_id or slug(counted["model"], "imported-model", dots=True)
+        # Validated again with the counts: an absurd shape gives an absurd count, refused here.
+        return LlmModel.model_validate({**data, **counted})
+    except ValidationError as exc:
+        raise InputError(
+            f"{shown_path(path)}: {_in_config_terms(describe_validation_error(exc), text.prefix)}"
+        ) from None
+    except (ValueError, ArithmeticError) as exc:
+        raise InputError(f"{shown_path(path)}: {_in_config_terms(str(exc), text.prefix)}") from None
+
+
+def _fill_defaults(text: ConfigValues, model_type: str) -> list[str]:
+    notes = []
+    for key, value in TEXT_DEFAULTS.get(model_type, {}).items():
+        if key not in text.data:
+            text.data = {**text.data, key: value}
+            notes.append(f"{text.key(key)} {value} (transformers' default for {model_type})")
+    return notes
+
+
+def _model_data(
+    top: ConfigValues, text: ConfigValues, model_type: str, notes: list[str], given_name: str | None
+) -> dict[str, Any]:
+    missing = [text.key(key) for key in _REQUIRED if key not in text.data]
+    if missing:
+        raise InputError(f"{top.path}: config.json lacks {', '.join(missing)}")
+    layers = text.integer("num_hidden_layers")
+    hidden = text.integer("hidden_size")
+    heads = text.integer("num_attention_heads")
+    kv_heads = text.opt_int("num_key_value_heads") or heads
+    experts = text.opt_int("num_local_experts", "n_routed_experts", "num_experts")
+    active = text.opt_int("num_experts_per_tok", "experts_per_token")
+    if experts is not None and active is None:
+        raise text.error(
+            "num_experts_per_tok", "is needed: a mixture-of-experts config names how many experts a token uses"
+        )
+    intermediate = text.opt_int("intermediate_size")
+    moe_width = text.opt_int("moe_intermediate_size")
+    if intermediate is None and moe_width is None:
+        raise InputError(f"{top.path}: config.json lacks {text.key('intermediate_size')}")
+    layout = attention_layout(text, model_type, layers, hidden)
+    notes.extend(layout.notes)
+    mla = _latent_attention(text)
+    head_dim = mla[0] if mla else (text.opt_int("head_dim", "attention_head_dim") or max(1, hidden // heads))
+    tied = text.flag("tie_word_embeddings")
+    tied = top.flag("tie_word_embeddings") if tied is None else tied
+    if tied is None:
+        tied, note = tied_default(model_type)
+        notes.append(note or f"tie_word_embeddings {str(tied).lower()} (transformers' default for {model_type})")
+    vision = top.obj("vision_config")
+    quant = top.obj("quantization_config") or text.obj("quantization_config")
+    named = extras.model_name(top)
+    if given_name and "/" in given_name:
+        named = (given_name.split("/")[0], given_name.split("/")[-1])
+    # With no name in the file, the architecture and (below) the size name the model.
+    vendor, model = named or ("unknown", extras.architecture_name(top))
+    data: dict[str, Any] = {
+        "id": slug(model, "imported-model", dots=True),
+        "vendor": vendor,
+        "model": model,
+        "source": [f"{top.path} (Hugging Face config.json)"],
+        "family": model_type,
+        "params_b": 1.0,  # replaced by the recomputed count
+        "layers": layout.mixer_layers or layers,
+        "mlp_layers": layout.mlp_layers,
+        "mlp_gated": model_type not in _UNGATED_TYPES,
+        "hidden_size": hidden,
+        "intermediate_size": intermediate or moe_width,
+        "attention_heads": heads,
+        "kv_heads": kv_heads,
+        "head_dim": head_dim,
+        "vocab_size": text.integer("vocab_size"),
+        "max_context": text.opt_int("max_position_embeddings", "seq_length") or 4096,
+        "tie_word_embeddings": tied,
+        "sliding_window": layout.sliding_window,
+        "sliding_window_layers": layout.sliding_layers or None,
+        "linear_attention_layers": layout.linear_layers or None,
+        "linear_mixer_params": layout.linear_mixer_params,
+        "linear_state_values": layout.linear_state_values,
+        "attention_output_gate": layout.attention_output_gate,
+        "mtp_layers": extras.mtp_layers(text),
+        "vision_params": extras.vision_params(vision, hidden) if vision else None,
+        "shipped_format": extras.shipped_format(quant) if quant else None,
+        "notes": "; ".join(notes) or None,
+    }
+    if mla:
+        data.update(
+            q_lora_rank=text.opt_int("q_lora_rank"), kv_lora_rank=mla[1], qk_rope_head_dim=mla[2], v_head_dim=mla[3]
+        )
+    if experts is not None:
+        data.update(_moe(text, layers, experts, active, moe_width, layout.dense_layers_override))
+    return data
+
+
+def _latent_attention(text: ConfigValues) -> tuple[int, int, int, int] | None:
+    """(head_dim, kv_lora_rank, qk_rope_head_dim, v_head_dim) of DeepSeek's MLA."""
+    kv_lora = text.opt_int("kv_lora_rank")
+    if kv_lora is None:
+        return None
+    rope, nope, v_head = (text.opt_int(k) for k in ("qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"))
+    if rope is None or nope is None or v_head is None:
+        raise InputError(f"{text.path}: latent attention needs qk_rope_head_dim, qk_nope_head_dim and v_head_dim")
+    return rope + nope, kv_lora, rope, v_head
+
+
+def _moe(
+    text: ConfigValues, layers: int, experts: int, active: int | None, width: int | None, dense_override: int | None
+) -> dict[str, Any]:
+    dense = text.count_or_none("first_k_dense_replace")
+    only_dense = text.data.get("mlp_only_layers")
+    if isinstance(only_dense, list) and only_dense:
+        dense = len(only_dense)
+    step = text.opt_int("decoder_sparse_step")
+    if step and step > 1:
+        dense = layers - len([i for i in range(layers) if (i + 1) % step == 0])
+    if dense_override is not None:
+        dense = dense_override
+    shared = text.count_or_none("n_shared_experts")
+    shared_width = text.opt_int("shared_expert_intermediate_size")
+    if shared_width and not shared:
+        shared = 1  # Qwen2-MoE / Qwen3-Next: one shared expert of its own width
+    return {
+        "moe_experts": experts,
+        "moe_active_experts": active,
+        "moe_intermediate_size": width,
+        "moe_shared_experts": shared,
+        "moe_shared_intermediate_size": shared_width,
+        "moe_dense_layers": dense or None,
+    }
+
+
+def _in_config_terms(message: str, prefix: str) -> str:
+    """A model-field message with the config.json keys the user's file has."""
+    for field, key in sorted(_CONFIG_KEYS.items(), key=lambda kv: -len(kv[0])):
+        message = message.replace(f"{field}:", f"{prefix}{key}:").replace(f"{field} ", f"{prefix}{key} ")
+    return message

@@ -1,0 +1,131 @@
+"""The parts of a config.json beyond the text decoder: a vision encoder, the format a
+pre-quantized checkpoint ships in, multi-token-prediction modules and the model's name."""
+
+from __future__ import annotations
+
+from rackplanner.core.catalog.hf.values import ConfigValues
+from rackplanner.core.errors import show_value
+
+# Every format id shipped_format can give; a test checks each is a capacity format.
+SHIPPED_FORMATS = frozenset(
+    {
+        "mxfp4-bf16",
+        "fp8",
+        "fp8-block",
+        "nvfp4",
+        "int8",
+        "nf4",
+        "nf4-dq",
+        *(
+            f"{method}-int{bits}-g{group}"
+            for method, bits in (("gptq", 4), ("gptq", 8), ("awq", 4))
+            for group in (32, 64, 128)
+        ),
+    }
+)
+
+
+def vision_params(vision: ConfigValues, text_hidden: int) -> int:
+    """Weights of a vision encoder and its projector into the text model.
+
+    SigLIP/CLIP-style towers (Gemma 3): per layer q, k, v, o with biases, a two-matrix
+    MLP with biases and two layer norms; patch and position embeddings. Pixtral
+    (Mistral 3): bias-free attention and a gated MLP, RMS norms, then a 2×2 patch merger
+    and a two-layer projector.
+    """
+    h, inner = vision.integer("hidden_size"), vision.integer("intermediate_size")
+    layers = vision.integer("num_hidden_layers")
+    patch, channels = vision.integer("patch_size"), vision.opt_int("num_channels") or 3
+    if vision.string("model_type") == "pixtral":
+        per_layer = 4 * h * h + 3 * h * inner + 2 * h
+        embed = channels * patch * patch * h + h
+        merge = 4 * h * h + h
+        projector = h * text_hidden + text_hidden * text_hidden
+        return layers * per_layer + embed + merge + projector
+    per_layer = 4 * (h * h + h) + 2 * h * inner + inner + h + 4 * h
+    image = vision.integer("image_size")
+    embed = channels * patch * patch * h + h + (image // patch) ** 2 * h
+    projector = h * text_hidden + h  # Gemma 3's input projection and its norm
+    return layers * per_layer + embed + 2 * h + projector
+
+
+def shipped_format(quant: ConfigValues) -> str:
+    """The capacity format id of a ``quantization_config``; InputError when unknown."""
+    method = (quant.string("quant_method") or "").lower()
+    if method == "mxfp4":
+        return "mxfp4-bf16"  # gpt-oss: MXFP4 experts, everything else in BF16
+    if method == "fp8":
+        return "fp8-block" if quant.has("weight_block_size") else "fp8"
+    if method in ("gptq", "awq"):
+        bits = quant.opt_int("bits", "w_bit")
+        group = quant.data.get("group_size", quant.data.get("q_group_size"))
+        return _grouped(quant, method, bits, group)
+    if method == "bitsandbytes":
+        if quant.flag("load_in_4bit"):
+            return "nf4-dq" if quant.flag("bnb_4bit_use_double_quant") else "nf4"
+        return "int8"
+    if method == "modelopt":
+        algo = (quant.string("quant_algo") or "").upper()
+        if algo in ("FP8", "NVFP4"):
+            return algo.lower()
+        raise quant.error("quant_algo", f"{show_value(algo, 30)} is not a format known here (FP8 or NVFP4)")
+    if method == "compressed-tensors":
+        return _compressed_tensors(quant)
+    known = "mxfp4, fp8, gptq, awq, bitsandbytes, modelopt, compressed-tensors"
+    raise quant.error("quant_method", f"{show_value(method or None, 30)} is not a format known here ({known})")
+
+
+def _grouped(quant: ConfigValues, method: str, bits: int | None, group: object) -> str:
+    fmt = f"{method}-int{bits}-g{group}"
+    if fmt not in SHIPPED_FORMATS:
+        raise quant.error(
+            "bits",
+            f"{bits} with group_size {show_value(group, 20)} has no {method.upper()} format here "
+            "(4 or 8 bits in groups of 32, 64 or 128); give --format",
+        )
+    return fmt
+
+
+def _compressed_tensors(quant: ConfigValues) -> str:
+    groups = quant.obj("config_groups")
+    scheme = next(iter(groups.data.values()), None) if groups else None
+    weights = scheme.get("weights") if isinstance(scheme, dict) else None
+    if not isinstance(weights, dict):
+        raise quant.error("config_groups", "has no weights scheme to read the format from")
+    bits, kind, group = weights.get("num_bits"), weights.get("type"), weights.get("group_size")
+    if kind == "float" and bits == 8:
+        return "fp8-block" if weights.get("strategy") == "block" else "fp8"
+    if kind == "float" and bits == 4:
+        return "nvfp4"
+    if kind == "int" and bits == 8 and group is None:
+        return "int8"
+    if kind == "int" and isinstance(bits, int):
+        return _grouped(quant, "gptq", bits, group)
+    raise quant.error(
+        "config_groups", f"weights of {show_value(bits, 10)}-bit {show_value(kind, 10)} are not known here"
+    )
+
+
+def mtp_layers(cfg: ConfigValues) -> int | None:
+    """Multi-token-prediction modules (DeepSeek-V3 num_nextn_predict_layers, Qwen3-Next)."""
+    for key in ("num_nextn_predict_layers", "mtp_num_hidden_layers"):
+        if cfg.has(key):
+            return cfg.count_or_none(key)
+    return None
+
+
+def model_name(top: ConfigValues) -> tuple[str, str] | None:
+    """(vendor, model) from ``_name_or_path``, else from the architecture, never the file."""
+    name = (top.string("_name_or_path") or "").replace("\\", "/").rstrip("/")
+    parts = [p for p in name.split("/") if p and p not in (".", "..")]
+    if len(parts) >= 2 and not name.startswith(("/", ".", "~")):
+        return parts[-2], parts[-1]
+    if parts:
+        return "unknown", parts[-1]
+    return None
+
+
+def architecture_name(top: ConfigValues) -> str:
+    """ "Qwen3" from ``architectures: ["Qwen3ForCausalLM"]``, else the model type."""
+    arch = (top.str_list("architectures") or [""])[0] or top.string("model_type") or "model"
+    return arch.removesuffix("ForCausalLM").removesuffix("ForConditionalGeneration") or arch

@@ -1,0 +1,239 @@
+"""Which layers of a config.json model attend to what: full attention, a sliding window,
+or a linear-attention / state-space mixer with a fixed-size state.
+
+The per-model-type rules follow how Hugging Face ``transformers`` builds each model
+when the file has no ``layer_types`` list: Gemma 2 and gpt-oss alternate sliding and full
+layers starting with a sliding one; Gemma 3 makes every ``sliding_window_pattern``-th layer
+(default 6) full; Mistral, Mixtral and Phi-3 window every layer; Qwen2 only with
+``use_sliding_window``. Qwen3-Next makes every ``full_attention_interval``-th layer full
+attention and the rest Gated DeltaNet; Jamba puts attention at ``attn_layer_offset`` of every
+``attn_layer_period`` layers and Mamba elsewhere.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from rackplanner.core.catalog.hf.values import ConfigValues
+
+# Model types whose transformers config class ties the LM head to the embedding table
+# when the file says nothing, and those whose class does not.
+TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "cohere", "cohere2", "paligemma"})
+UNTIED_BY_DEFAULT = frozenset(
+    {
+        "llama",
+        "mistral",
+        "mixtral",
+        "mistral3",
+        "qwen2",
+        "qwen2_moe",
+        "qwen3",
+        "qwen3_moe",
+        "qwen3_next",
+        "deepseek_v2",
+        "deepseek_v3",
+        "gpt_oss",
+        "phi3",
+        "jamba",
+        "olmo2",
+        "granite",
+        "llama4_text",
+    }
+)
+
+# Values transformers' config class fills in when a (nested) config leaves them out;
+# Gemma 3's published text_config omits several.
+TEXT_DEFAULTS: dict[str, dict[str, object]] = {
+    "gemma3_text": {
+        "vocab_size": 262_208,
+        "head_dim": 256,
+        "num_key_value_heads": 4,
+        "max_position_embeddings": 131_072,
+        "sliding_window": 4096,
+        "intermediate_size": 9216,
+        "num_attention_heads": 8,
+    },
+}
+
+_ALTERNATING = frozenset({"gemma2", "gpt_oss"})
+_PATTERNED = {"gemma3": 6, "gemma3_text": 6, "cohere2": 4}
+_EVERY_LAYER = frozenset({"mistral", "mixtral", "phi3", "starcoder2", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})
+_GATED_WINDOW = frozenset({"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})  # need use_sliding_window
+
+
+@dataclass
+class Layout:
+    """How many layers do what, and the assumptions made reading it."""
+
+    sliding_window: int | None = None
+    sliding_layers: int = 0
+    linear_layers: int = 0
+    linear_mixer_params: int | None = None
+    linear_state_values: int | None = None
+    attention_output_gate: bool = False
+    dense_layers_override: int | None = None  # Jamba: MoE every other layer
+    mixer_layers: int | None = None  # Nemotron-H: blocks with attention or Mamba
+    mlp_layers: int | None = None  # Nemotron-H: MLP-only blocks
+    notes: list[str] = field(default_factory=list)
+
+
+def tied_default(model_type: str) -> tuple[bool, str | None]:
+    """(tied?, a note when the model type is unknown and so the default is assumed)."""
+    if model_type in TIED_BY_DEFAULT:
+        return True, None
+    if model_type in UNTIED_BY_DEFAULT:
+        return False, None
+    return False, (
+        f"tie_word_embeddings is not in the file and model type {model_type!r} is not known here: "
+        "a separate output head is assumed"
+    )
+
+
+def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: int) -> Layout:
+    """The layout of ``layers`` decoder layers; InputError for a layout this cannot read."""
+    if model_type == "jamba":
+        return _jamba(cfg, layers, hidden)
+    if model_type == "nemotron_h":
+        return _nemotron_h(cfg, layers, hidden)
+    if cfg.has("hybrid_override_pattern") or cfg.has("layers_block_type"):
+        raise cfg.error("model_type", f"{model_type!r} is a hybrid whose layer layout is not known here")
+    layout = Layout()
+    types = cfg.str_list("layer_types")
+    if types is not None:
+        _from_layer_types(cfg, types, layers, layout)
+    elif model_type == "qwen3_next":
+        interval = cfg.opt_int("full_attention_interval") or 4
+        layout.linear_layers = layers - layers // interval
+    else:
+        _sliding_by_type(cfg, model_type, layers, layout)
+    if layout.sliding_layers:
+        layout.sliding_window = cfg.integer("sliding_window") if cfg.has("sliding_window") else None
+        if layout.sliding_window is None:
+            raise cfg.error("sliding_window", "is needed: layer_types names sliding-attention layers")
+    if layout.linear_layers:
+        if model_type != "qwen3_next":
+            raise cfg.error(
+                "layer_types", f"names linear-attention layers of a model type ({model_type!r}) not known here"
+            )
+        layout.linear_mixer_params, layout.linear_state_values = _gated_deltanet(cfg, hidden)
+    if model_type == "qwen3_next":
+        layout.attention_output_gate = True
+    return layout
+
+
+def _from_layer_types(cfg: ConfigValues, types: list[str], layers: int, layout: Layout) -> None:
+    if len(types) != layers:
+        raise cfg.error("layer_types", f"lists {len(types)} layers, but num_hidden_layers is {layers}")
+    unknown = sorted(set(types) - {"full_attention", "sliding_attention", "linear_attention"})
+    if unknown:
+        raise cfg.error("layer_types", f"has layer kinds not known here: {', '.join(unknown)}")
+    layout.sliding_layers = types.count("sliding_attention")
+    layout.linear_layers = types.count("linear_attention")
+
+
+def _sliding_by_type(cfg: ConfigValues, model_type: str, layers: int, layout: Layout) -> None:
+    if not cfg.has("sliding_window"):
+        return
+    if model_type in _ALTERNATING:
+        layout.sliding_layers = (layers + 1) // 2
+    elif model_type in _PATTERNED:
+        pattern = cfg.opt_int("sliding_window_pattern", "_sliding_window_pattern") or _PATTERNED[model_type]
+        layout.sliding_layers = layers - layers // pattern
+    elif model_type in _EVERY_LAYER:
+        if model_type in _GATED_WINDOW and not cfg.flag("use_sliding_window"):
+            return
+        # Qwen2: only layers from max_window_layers on use the window.
+        first = cfg.opt_int("max_window_layers") if model_type in _GATED_WINDOW else None
+        layout.sliding_layers = layers - min(first or 0, layers)
+    else:
+        layout.notes.append(
+            f"sliding_window is set but model type {model_type!r} is not known here: every layer is "
+            "counted as full attention, the most its KV cache can need"
+        )
+
+
+def _gated_deltanet(cfg: ConfigValues, hidden: int) -> tuple[int, int]:
+    """(weights of one Gated DeltaNet mixer, values of its state per sequence): Qwen3-Next."""
+    k_heads, v_heads = cfg.integer("linear_num_key_heads"), cfg.integer("linear_num_value_heads")
+    k_dim, v_dim = cfg.integer("linear_key_head_dim"), cfg.integer("linear_value_head_dim")
+    kernel = cfg.integer("linear_conv_kernel_dim")
+    keys, values = k_heads * k_dim, v_heads * v_dim
+    conv_channels = 2 * keys + values
+    weights = (
+        hidden * (2 * keys + 2 * values)  # in_proj_qkvz
+        + hidden * 2 * v_heads  # in_proj_ba
+        + conv_channels * kernel  # depthwise conv1d
+        + 2 * v_heads  # dt_bias, A_log
+        + v_dim  # gated RMS norm
+        + values * hidden  # out_proj
+    )
+    state = v_heads * k_dim * v_dim + conv_channels * (kernel - 1)
+    return weights, state
+
+
+def _jamba(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
+    """Attention every attn_layer_period layers, Mamba elsewhere; MoE every expert_layer_period."""
+    period, offset = cfg.opt_int("attn_layer_period") or 8, _offset(cfg, "attn_layer_offset", 4)
+    attention = sum(1 for i in range(layers) if i % period == offset)
+    e_period, e_offset = cfg.opt_int("expert_layer_period") or 2, _offset(cfg, "expert_layer_offset", 1)
+    moe = sum(1 for i in range(layers) if i % e_period == e_offset)
+    inner = (cfg.opt_int("mamba_expand") or 2) * hidden
+    state_dim, conv = cfg.opt_int("mamba_d_state") or 16, cfg.opt_int("mamba_d_conv") or 4
+    rank_value = cfg.data.get("mamba_dt_rank", "auto")
+    rank = math.ceil(hidden / 16) if rank_value == "auto" else cfg.integer("mamba_dt_rank")
+    proj_bias = bool(cfg.flag("mamba_proj_bias"))
+    conv_bias = cfg.flag("mamba_conv_bias") is not False
+    weights = (
+        hidden * 2 * inner
+        + inner * conv
+        + inner * (rank + 2 * state_dim)  # x_proj
+        + rank * inner
+        + inner  # dt_proj and its bias
+        + inner * state_dim
+        + inner  # A_log, D
+        + inner * hidden  # out_proj
+        + rank
+        + 2 * state_dim  # dt, B, C norms
+        + (2 * inner + hidden if proj_bias else 0)
+        + (inner if conv_bias else 0)
+    )
+    return Layout(
+        linear_layers=layers - attention,
+        linear_mixer_params=weights,
+        linear_state_values=inner * state_dim + inner * conv,
+        dense_layers_override=layers - moe,
+    )
+
+
+def _offset(cfg: ConfigValues, key: str, default: int) -> int:
+    return cfg.integer(key, zero_ok=True) if cfg.has(key) else default
+
+
+def _nemotron_h(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
+    """Nemotron-H: one block kind per character of hybrid_override_pattern, M a Mamba-2
+    mixer, * attention, - an MLP. Counted as (mixers) layers, MLPs in as many of them."""
+    pattern = cfg.string("hybrid_override_pattern") or ""
+    if len(pattern) != layers or set(pattern) - set("M*-"):
+        raise cfg.error("hybrid_override_pattern", f"must have one of M, * or - per layer ({layers} layers)")
+    mamba, mlps = pattern.count("M"), pattern.count("-")
+    heads, head_dim = cfg.integer("mamba_num_heads"), cfg.integer("mamba_head_dim")
+    groups, state_dim, kernel = cfg.integer("n_groups"), cfg.integer("ssm_state_size"), cfg.integer("conv_kernel")
+    inner = heads * head_dim
+    conv_channels = inner + 2 * groups * state_dim
+    weights = (
+        hidden * (inner + conv_channels + heads)  # in_proj: gate, x/B/C, dt
+        + conv_channels * kernel
+        + (conv_channels if cfg.flag("use_conv_bias") is not False else 0)
+        + 3 * heads  # dt_bias, A_log, D
+        + inner  # gated RMS norm
+        + inner * hidden  # out_proj
+    )
+    return Layout(
+        linear_layers=mamba,
+        linear_mixer_params=weights,
+        linear_state_values=heads * head_dim * state_dim + conv_channels * kernel,
+        mixer_layers=mamba + pattern.count("*"),
+        mlp_layers=mlps,
+        notes=[f"{layers} blocks: {mamba} Mamba-2, {pattern.count('*')} attention, {mlps} MLP"],
+    )

@@ -1,0 +1,116 @@
+"""Real Hugging Face config.json files (tests/data/hf, sources in SOURCES.md there): the
+published parameter counts within 1% and a KV cache that follows the attention layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rackplanner.core.catalog import llm_shape
+from rackplanner.core.catalog.hf import load_hf_config
+
+HF = Path(__file__).parent / "data" / "hf"
+
+# (folder, published total in billions, published active or None, whether the publisher
+# counts the input embedding as active). Figures and where they are published: SOURCES.md.
+PUBLISHED = [
+    ("llama-3.1-8b", 8.03, None, True),  # Meta model card
+    ("llama-3.1-70b-instruct", 70.6, None, True),  # HF page safetensors count
+    ("qwen2.5-7b", 7.61, None, True),  # Qwen2.5 card: "Number of Parameters: 7.61B"
+    ("qwen3-8b", 8.2, None, True),  # Qwen3-8B card
+    ("qwen3-32b-fp8", 32.8, None, True),  # Qwen3-32B-FP8 card
+    ("qwen3-30b-a3b", 30.5, "3.3", True),  # Qwen3-30B-A3B card: 30.5B total, 3.3B activated
+    ("qwen3-30b-a3b-fp8", 30.5, "3.3", True),
+    ("mixtral-8x7b", 46.7, "12.9", True),  # Mistral AI: 46.7B total, 12.9B active
+    ("gemma-2-9b-it", 9.2417, None, True),  # 9,241,705,984 from the checkpoint's index
+    ("gemma-3-27b-it", 27.433, None, True),  # Gemma 3 report: 417M + 1,416M + 25,600M
+    ("gpt-oss-20b", 20.9, "3.6", False),  # gpt-oss model card: 20.9B total, 3.6B active
+    ("gpt-oss-120b", 116.8, "5.1", False),  # gpt-oss model card: 116.8B total, 5.1B active
+    ("deepseek-v3", 671, "37", False),  # DeepSeek-V3 report: 671B total, 37B activated
+    ("deepseek-r1", 671, "37", False),  # DeepSeek-R1 card: 671B total, 37B activated
+    ("phi-4", 14.7, None, True),  # HF page safetensors count
+    ("qwen3-next-80b-a3b-thinking", 80, "3.9", True),  # NVIDIA NIM card: 80B total, 3.9B active
+    ("nemotron-h-56b-base-8k", 56, None, True),  # NVIDIA card: "56B model parameters"
+]
+
+
+@pytest.mark.parametrize(("folder", "total_b", "active_b", "embedding_active"), PUBLISHED)
+def test_published_parameter_counts(folder: str, total_b: float, active_b: str | None, embedding_active: bool) -> None:
+    model = load_hf_config(HF / folder / "config.json")
+    assert model.params_b == pytest.approx(total_b, rel=0.01)
+    if active_b is not None:
+        active = llm_shape.active_parameter_count_b(model, count_input_embedding=embedding_active)
+        # Published active counts are rounded ("3.3B", "37B"): within 1% beyond that rounding.
+        decimals = len(active_b.partition(".")[2])
+        assert abs(active - float(active_b)) <= 0.01 * float(active_b) + 0.5 * 10**-decimals
+
+
+def _values_at(folder: str, context: int) -> int:
+    return llm_shape.kv_cache_values(load_hf_config(HF / folder / "config.json"), context)
+
+
+def test_gemma_2_alternates_sliding_and_full_layers() -> None:
+    # gemma-2-9b-it: 42 layers, 8 KV heads of 256; transformers windows the even layers
+    # (21) to sliding_window 4096. At 8,192 tokens: 21 x 8192 + 21 x 4096 tokens a layer.
+    per_layer_token = 2 * 8 * 256
+    assert _values_at("gemma-2-9b-it", 8192) == (21 * 8192 + 21 * 4096) * per_layer_token
+    # Within the window every layer holds every token.
+    assert _values_at("gemma-2-9b-it", 2048) == 42 * 2048 * per_layer_token
+
+
+def test_gemma_3_keeps_one_full_layer_in_six() -> None:
+    # gemma-3-27b-it: 62 layers, pattern 6 -> 10 full, 52 windowed to 1,024 tokens;
+    # KV heads and head_dim as the file gives them.
+    model = load_hf_config(HF / "gemma-3-27b-it" / "config.json")
+    assert (model.sliding_window, model.sliding_window_layers) == (1024, 52)
+    per_layer_token = 2 * model.kv_heads * model.head_dim
+    assert llm_shape.kv_cache_values(model, 131_072) == (10 * 131_072 + 52 * 1024) * per_layer_token
+    # The vision tower is in the total (Gemma 3 report: 417M), never active.
+    assert model.vision_params is not None and model.vision_params / 1e9 == pytest.approx(0.417, rel=0.02)
+
+
+def test_gpt_oss_window_of_128_on_half_the_layers() -> None:
+    # gpt-oss-120b: 36 layers alternating, window 128, 8 KV heads of 64.
+    per_layer_token = 2 * 8 * 64
+    assert _values_at("gpt-oss-120b", 131_072) == (18 * 131_072 + 18 * 128) * per_layer_token
+
+
+def test_qwen3_next_caches_only_its_full_attention_layers() -> None:
+    model = load_hf_config(HF / "qwen3-next-80b-a3b-thinking" / "config.json")
+    # full_attention_interval 4 of 48 layers: 12 full attention, 36 Gated DeltaNet.
+    assert (model.linear_attention_layers, model.layers) == (36, 48)
+    # State per DeltaNet layer: 32 value heads x 128 x 128, plus the conv tail of
+    # (2 x 16 x 128 + 32 x 128) channels x (kernel 4 - 1).
+    state = 32 * 128 * 128 + (2 * 16 * 128 + 32 * 128) * 3
+    per_layer_token = 2 * 2 * 256  # 2 KV heads of 256
+    assert llm_shape.kv_cache_values(model, 262_144) == 12 * 262_144 * per_layer_token + 36 * state
+    assert llm_shape.kv_cache_values_per_token(model) == 12 * per_layer_token
+
+
+def test_deepseek_mtp_is_apart_and_fp8_ships_as_blocks() -> None:
+    model = load_hf_config(HF / "deepseek-r1" / "config.json")
+    assert model.mtp_layers == 1 and model.shipped_format == "fp8-block"
+    # DeepSeek-V3 report: the MTP module adds 14B on Hugging Face (685B - 671B), of which
+    # the embedding and head copies are 2 x 129,280 x 7,168 = 1.85B.
+    assert llm_shape.mtp_parameter_count_b(model) + 1.853 == pytest.approx(14, rel=0.05)
+
+
+def test_names_come_from_the_config_not_the_folder() -> None:
+    # The file has no _name_or_path: the architecture and the size name it.
+    model = load_hf_config(HF / "deepseek-r1" / "config.json")
+    assert model.model == "DeepseekV3 671B"
+    named = load_hf_config(HF / "qwen2.5-7b" / "config.json")
+    assert (named.vendor, named.model) == ("Qwen", "Qwen2.5-7B")
+
+
+def test_pre_quantized_checkpoints_name_their_format() -> None:
+    assert load_hf_config(HF / "gpt-oss-20b" / "config.json").shipped_format == "mxfp4-bf16"
+    assert load_hf_config(HF / "qwen3-32b-fp8" / "config.json").shipped_format == "fp8-block"
+    assert load_hf_config(HF / "qwen3-8b" / "config.json").shipped_format is None
+
+
+def test_gemma_ties_its_head_by_default_and_says_so() -> None:
+    model = load_hf_config(HF / "gemma-2-9b-it" / "config.json")
+    assert model.tie_word_embeddings
+    assert model.notes is not None and "tie_word_embeddings true (transformers' default for gemma2)" in model.notes
