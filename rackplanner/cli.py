@@ -207,7 +207,15 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument("--machine", metavar="NAME", help="machine id or name in --plan")
     estimate.add_argument("--model", metavar="ID", help="catalog LLM")
     estimate.add_argument("--config", type=Path, metavar="JSON", help="a Hugging Face config.json instead of --model")
-    estimate.add_argument("--format", default="q4_k_m", metavar="FMT", help="weight format (default q4_k_m)")
+    estimate.add_argument(
+        "--hf", metavar="ORG/NAME", help="a Hugging Face model id: its config.json, fetched once into the Hub cache"
+    )
+    estimate.add_argument(
+        "--format", metavar="FMT", help="weight format (default: as a pre-quantized config ships, else q4_k_m)"
+    )
+    estimate.add_argument(
+        "--gpu-layers", type=int, metavar="N", help="llama.cpp -ngl: layers in VRAM, the rest in system RAM"
+    )
     estimate.add_argument("--batch", type=int, default=1, metavar="B", help="sequences decoded together")
     estimate.add_argument("--context", type=int, default=4096, metavar="C", help="tokens per sequence")
     estimate.add_argument(

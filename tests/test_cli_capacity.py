@@ -92,7 +92,7 @@ def test_estimate_on_cpu_sockets() -> None:
             "context must be a whole number from 1 to 100,000,000",
         ),
         (["--model", "llama-3.1-8b"], "exactly one of --gpu ID, --cpu ID, --system ID or --plan PLAN"),
-        (["--gpu", "rtx-4090"], "exactly one of --model ID or --config"),
+        (["--gpu", "rtx-4090"], "exactly one of --model ID, --config config.json or --hf"),
         (["--gpu", "nope-gpu", "--model", "llama-3.1-8b"], "unknown GPU 'nope-gpu'"),
         (["--gpu", "rtx-4090", "--config", str(HF / "missing-keys" / "config.json")], "lacks num_hidden_layers"),
     ],

@@ -6,7 +6,7 @@
 - ``memory``: does it fit (weights, KV cache, activations, overhead, CPU offload)
 - ``runtime``, ``speed``: decode and prefill speed, batch roofline, tensor/layer split
 - ``training``: AdamW memory, activations, ZeRO/FSDP, LoRA/QLoRA, time, interruptions
-- ``hf_config``: a Hugging Face config.json as an ``LlmModel``
+- ``catalog.hf``: a Hugging Face config.json as an ``LlmModel``
 - ``estimate``: everything for one model on one machine, and the catalog table
 - ``calibration``: estimates against published measurements
 """

@@ -16,6 +16,7 @@ from rackplanner.core.capacity.formats import (
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.limits import check_positive
 from rackplanner.core.capacity.memory import MemoryFit, memory_fit
+from rackplanner.core.capacity.model_shape import ModelShape, model_shape
 from rackplanner.core.capacity.runtime import Runtime, get_runtime
 from rackplanner.core.capacity.speed import (
     SpeedInputs,
@@ -65,6 +66,8 @@ class Estimate(BaseModel):
     requests_per_s_at_target: float | None
     target_tokens_per_s_per_user: float
     training: TrainingLimits | None = None
+    model_shape: ModelShape | None = None
+    gpu_layers: int | None = None
     # Cross-validated error of estimates like this one, and the classes the constants came from.
     decode_error: ErrorBand | None = None
     prefill_error: ErrorBand | None = None
@@ -100,8 +103,10 @@ def estimate(
     target_tokens_per_s: float = 20.0,
     with_training: bool = True,
     calibration: Calibration | None = None,
+    gpu_layers: int | None = None,
 ) -> Estimate:
-    """Memory fit, decode/prefill speed and (optionally) training limits."""
+    """Memory fit, decode/prefill speed and (optionally) training limits; ``gpu_layers``
+    is llama.cpp's -ngl, the layers kept in VRAM."""
     fmt = get_format(fmt) if isinstance(fmt, str) else fmt
     rt = get_runtime(runtime or DEFAULT_RUNTIME) if not isinstance(runtime, Runtime) else runtime
     check_positive("batch", batch)
@@ -114,7 +119,9 @@ def estimate(
     if not rt.runs_on(hw.kind):
         raise InputError(rt.refusal(hw.label))
     kv_bytes = kv_element_bytes(kv_cache)
-    fit = memory_fit(model, fmt, hw, rt, batch=batch, context=context, kv_bytes=kv_bytes)
+    fit = memory_fit(
+        model, fmt, hw, rt, batch=batch, context=context, kv_bytes_per_value=kv_bytes, gpu_layers=gpu_layers
+    )
     notes.extend(fit.notes)
     speeds = _speeds(
         model,
@@ -130,7 +137,9 @@ def estimate(
         target_tokens_per_s,
         calibration,
     )
-    if speeds is None:
+    if speeds is None and fit.fits and fit.offload_fraction:
+        notes.append("no speed: the bandwidth of the system RAM holding layers is unknown (use --plan)")
+    elif speeds is None:
         notes.append("no speed: the catalog lacks this hardware's bandwidth or it does not fit")
     tp_degree = speeds[0].tp if speeds else 1
     if rt.split == "tensor" and hw.devices > 1 and tp_degree < hw.devices:
@@ -178,6 +187,8 @@ def estimate(
         requests_per_s_at_target=rps,
         target_tokens_per_s_per_user=target_tokens_per_s,
         training=training_limits(model, hw) if with_training else None,
+        model_shape=model_shape(model, context, kv_bytes),
+        gpu_layers=gpu_layers,
         decode_error=error_band(cal, hw, "decode"),
         prefill_error=error_band(cal, hw, "prefill"),
         calibration_classes=classes,
@@ -200,8 +211,8 @@ def _speeds(
     target: float,
     calibration: Calibration | None,
 ) -> tuple[SpeedInputs, float, float, tuple[int, float], float | None, float | None, int | None, float | None] | None:
-    if not fit.fits:
-        return None
+    if not fit.fits or (fit.offload_fraction and not hw.host_bw_gbs):
+        return None  # layers in RAM of unknown bandwidth: their speed is unknown
     s = SpeedInputs.build(
         model, fmt, hw, rt, kv_bytes=kv_bytes, offload_fraction=fit.offload_fraction, calibration=calibration
     )

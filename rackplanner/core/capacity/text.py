@@ -8,6 +8,7 @@ from typing import Any
 from rackplanner.core.capacity.estimate import Estimate, TableRow
 from rackplanner.core.capacity.fitted import ErrorBand, band_class, current, error_band
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
+from rackplanner.core.capacity.model_shape import format_model_shape
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
 from rackplanner.core.files import strict_json
@@ -101,6 +102,8 @@ def format_estimate(est: Estimate) -> str:
         f"{est.model} as {est.format} ({est.bits_per_weight:.2f} bits/weight) on {est.hardware}, {est.runtime}",
         f"  batch {est.batch}, context {est.context:,} tokens, KV cache {est.kv_cache_precision}",
         "",
+        *(format_model_shape(est.model_shape, est.context) if est.model_shape else []),
+        "",
         f"Fit: {'fits' if est.fits else 'does NOT fit'}",
         f"  weights      {est.weights_gb:8.2f} GB",
         f"  KV cache     {est.kv_cache_gb:8.2f} GB",
@@ -187,6 +190,8 @@ ESTIMATE_OPTIONS = (
     "machine",
     "model",
     "config",
+    "hf",
+    "gpu_layers",
     "format",
     "batch",
     "context",
@@ -209,7 +214,9 @@ def estimate_command(
     machine: str | None = None,
     model: str | None = None,
     config: Path | None = None,
-    format: str = "q4_k_m",
+    hf: str | None = None,
+    gpu_layers: int | None = None,
+    format: str | None = None,
     batch: int = 1,
     context: int = 4096,
     runtime: str = "llama.cpp",
@@ -219,18 +226,34 @@ def estimate_command(
 ) -> str:
     """What ``rackplanner estimate`` prints: the text report, or JSON with the stable fields first."""
     from rackplanner.core.capacity.estimate import estimate, get_model
-    from rackplanner.core.catalog.hf_config import load_hf_config
+    from rackplanner.core.catalog.hf import load_hf_config
+    from rackplanner.core.catalog.hf.hub import hub_config
 
-    if model is not None and config is None:
+    if [model, config, hf].count(None) != 2:
+        raise InputError("name the model with exactly one of --model ID, --config config.json or --hf ORG/NAME")
+    if model is not None:
         llm = get_model(catalog, model)
-    elif config is not None and model is None:
+    elif config is not None:
         llm = load_hf_config(config)
     else:
-        raise InputError("name the model with exactly one of --model ID or --config config.json")
+        assert hf is not None
+        llm = load_hf_config(hub_config(hf), name=hf)
     hw = resolve_hardware(
         catalog, gpu=gpu, count=count, cpu=cpu, sockets=sockets, system=system, plan=plan, machine=machine
     )
-    est = estimate(llm, format, hw, runtime=runtime, batch=batch, context=context, kv_cache=kv_cache, prompt=prompt)
+    # A pre-quantized checkpoint is estimated as shipped unless a format is asked for.
+    fmt = format or llm.shipped_format or "q4_k_m"
+    est = estimate(
+        llm,
+        fmt,
+        hw,
+        runtime=runtime,
+        batch=batch,
+        context=context,
+        kv_cache=kv_cache,
+        prompt=prompt,
+        gpu_layers=gpu_layers,
+    )
     return strict_json(estimate_json(est)) if json else format_estimate(est)
 
 

@@ -1,0 +1,89 @@
+"""What a model is, as derived from its architecture: the figures ``estimate`` prints
+under "Model" so that a user can check an imported config was read as they expect."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from rackplanner.core.capacity import constants as k
+from rackplanner.core.catalog import llm_shape
+from rackplanner.core.catalog.parts import LlmModel
+
+
+class ModelShape(BaseModel):
+    """Derived shape of one model at one context."""
+
+    name: str
+    family: str
+    params_b: float
+    active_params_b: float | None
+    text_params_b: float
+    vision_params_b: float | None
+    mtp_params_b: float | None
+    layers: int
+    full_attention_layers: int
+    sliding_window_layers: int
+    sliding_window: int | None
+    linear_attention_layers: int
+    kv_bytes_per_token: float  # what each further token adds, at the KV precision
+    kv_gb_per_sequence: float  # at the estimate's context, windows and states included
+    shipped_format: str | None
+    import_notes: str | None
+
+
+def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> ModelShape:
+    """The derived figures of ``model`` with a KV cache of ``kv_bytes_per_value`` bytes a value."""
+    try:
+        params = llm_shape.parameter_count_b(model)
+        text = llm_shape.text_parameter_count_b(model)
+        active = llm_shape.active_parameter_count_b(model) if model.moe_experts else None
+        mtp = llm_shape.mtp_parameter_count_b(model) or None
+    except ValueError:  # catalog entries without intermediate_size keep their stated sizes
+        params, text, active, mtp = model.params_b, model.params_b, model.active_params_b, None
+    windowed = model.sliding_window_layers or 0
+    linear = model.linear_attention_layers or 0
+    return ModelShape(
+        name=f"{model.vendor} {model.model}" if model.vendor != "unknown" else model.model,
+        family=model.family,
+        params_b=params,
+        active_params_b=active,
+        text_params_b=text,
+        vision_params_b=(model.vision_params / 1e9) if model.vision_params else None,
+        mtp_params_b=mtp,
+        layers=model.layers,
+        full_attention_layers=model.layers - windowed - linear,
+        sliding_window_layers=windowed,
+        sliding_window=model.sliding_window,
+        linear_attention_layers=linear,
+        kv_bytes_per_token=llm_shape.kv_cache_values_per_token(model) * kv_bytes_per_value,
+        kv_gb_per_sequence=llm_shape.kv_cache_values(model, context) * kv_bytes_per_value / k.GB,
+        shipped_format=model.shipped_format,
+        import_notes=model.notes if model.source and "config.json" in model.source[0] else None,
+    )
+
+
+def format_model_shape(shape: ModelShape, context: int) -> list[str]:
+    """The "Model:" lines of the estimate report."""
+    active = f", {shape.active_params_b:,.2f}B active per token" if shape.active_params_b else ""
+    vision = f" ({shape.vision_params_b:.2f}B of them a vision encoder)" if shape.vision_params_b else ""
+    kinds = [f"{shape.full_attention_layers} full attention"]
+    if shape.sliding_window_layers:
+        kinds.append(f"{shape.sliding_window_layers} sliding window of {shape.sliding_window:,} tokens")
+    if shape.linear_attention_layers:
+        kinds.append(f"{shape.linear_attention_layers} linear attention / state space (fixed-size state)")
+    lines = [
+        f"Model: {shape.name} ({shape.family}): {shape.params_b:,.2f}B parameters{vision}{active}",
+        f"  {shape.layers} layers: {', '.join(kinds)}",
+        f"  KV cache {shape.kv_bytes_per_token / 1024:,.1f} KiB per further token; "
+        f"{shape.kv_gb_per_sequence:,.2f} GB for one sequence of {context:,} tokens",
+    ]
+    if shape.mtp_params_b:
+        lines.append(
+            f"  multi-token prediction: {shape.mtp_params_b:,.1f}B more parameters in the checkpoint, "
+            "loaded only for speculative decoding"
+        )
+    if shape.shipped_format:
+        lines.append(f"  shipped pre-quantized as {shape.shipped_format} (quantization_config)")
+    if shape.import_notes:
+        lines.append(f"  read with: {shape.import_notes}")
+    return lines
