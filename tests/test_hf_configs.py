@@ -96,6 +96,20 @@ def test_deepseek_mtp_is_apart_and_fp8_ships_as_blocks() -> None:
     assert llm_shape.mtp_parameter_count_b(model) + 1.853 == pytest.approx(14, rel=0.05)
 
 
+@pytest.mark.parametrize(
+    ("folder", "moe_layers"),
+    [
+        ("deepseek-r1", 58),  # 61 layers, first_k_dense_replace 3 (config.json)
+        ("gpt-oss-120b", 36),  # every one of 36 layers routes (config.json)
+        ("qwen3-30b-a3b", 48),  # mlp_only_layers [] and decoder_sparse_step 1 (config.json)
+        ("qwen3-8b", 0),  # dense
+    ],
+)
+def test_mixture_of_experts_layers_are_counted(folder: str, moe_layers: int) -> None:
+    # Each routed layer carries the fitted per-MoE-layer decode cost (fit.py).
+    assert llm_shape.moe_layer_count(load_hf_config(HF / folder / "config.json")) == moe_layers
+
+
 def test_names_come_from_the_config_not_the_folder() -> None:
     # The file has no _name_or_path: the architecture and the size name it.
     model = load_hf_config(HF / "deepseek-r1" / "config.json")

@@ -38,6 +38,7 @@ from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.speed import SpeedInputs, allreduce_s
+from rackplanner.core.catalog.llm_shape import moe_layer_count
 from rackplanner.core.catalog.loading import Catalog
 
 MIN_CLASS_POINTS = 3
@@ -67,6 +68,7 @@ class Features:
     seconds: float  # measured: step time (decode) or time per prompt token (prefill)
     at_peak_s: float  # the same at full bandwidth (decode) or full tensor peak (prefill)
     layers: int
+    moe_layers: int
     hops: int
     allreduce_s: float
 
@@ -100,7 +102,8 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
             seconds, allreduce = 1 / point.value, 0.0
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
         rt = runtime_class(point.runtime)
-        out.append(Features(point, hw, rt, seconds, at_peak, model.layers, hops, allreduce))
+        moe = moe_layer_count(model)
+        out.append(Features(point, hw, rt, seconds, at_peak, model.layers, moe, hops, allreduce))
     return out
 
 
@@ -140,6 +143,8 @@ def _fixed_columns(rows: list[Features]) -> list[str]:
             cols.add(f"step|{row.runtime}")
         else:
             cols.add(f"layer|{row.runtime}|{row.hw.kind}")
+        if row.moe_layers:
+            cols.add(f"moe|{row.runtime}")
         if row.hops:
             cols.add(f"hop|{row.runtime}")
     return sorted(cols)
@@ -149,6 +154,7 @@ def _fixed_row(row: Features, cols: list[str]) -> list[float]:
     values = {
         f"step|{row.runtime}": 1.0,
         f"layer|{row.runtime}|{row.hw.kind}": float(row.layers),
+        f"moe|{row.runtime}": float(row.moe_layers),
         f"hop|{row.runtime}": float(row.hops),
     }
     return [values.get(col, 0.0) for col in cols]
@@ -230,6 +236,7 @@ def fit(
     layer.setdefault(f"{ANY}|{ANY}", statistics.median(layer.values()) if layer else 0.0)
     step = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("step|")}
     step.setdefault(ANY, 0.0)
+    moe = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("moe|")}
     hop = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("hop|")}
     hop.setdefault(ANY, 0.0)
     implied = [r.at_peak_s / r.seconds for r in prefill]
@@ -237,6 +244,7 @@ def fit(
         decode_bw_efficiency=eff,
         layer_overhead_s=layer,
         step_overhead_s=step,
+        moe_layer_s=moe,
         hop_s=hop,
         prefill_tflops_efficiency=_medians(prefill, implied, prefill_keys),
         numa_scaling=numa,

@@ -38,6 +38,9 @@ class Calibration(BaseModel):
     layer_overhead_s: dict[str, float]
     # Fixed cost per decode step (CUDA-graph servers), by runtime class.
     step_overhead_s: dict[str, float]
+    # Fixed decode cost of each mixture-of-experts layer beyond a dense one (routing,
+    # gathering tokens per expert, the grouped expert GEMMs), by runtime class.
+    moe_layer_s: dict[str, float] = {}
     # Extra cost per token for each hand-over between GPUs of a layer split.
     hop_s: dict[str, float]
     # Achieved share of the tensor peak while prefilling, by architecture.
@@ -99,6 +102,10 @@ def layer_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
 
 def step_overhead(cal: Calibration, runtime_id: str) -> float:
     return _first(cal.step_overhead_s, [runtime_class(runtime_id), ANY])[0]
+
+
+def moe_layer_overhead(cal: Calibration, runtime_id: str) -> float:
+    return _first({ANY: 0.0, **cal.moe_layer_s}, [runtime_class(runtime_id), ANY])[0]
 
 
 def hop_cost(cal: Calibration, runtime_id: str) -> float:

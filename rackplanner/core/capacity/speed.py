@@ -19,6 +19,7 @@ from rackplanner.core.capacity.fitted import (
     hop_cost,
     host_efficiency,
     layer_overhead,
+    moe_layer_overhead,
     prefill_efficiency,
     step_overhead,
 )
@@ -27,7 +28,7 @@ from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.memory import PREFILL_UBATCH
 from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import active_params, kv_bytes
-from rackplanner.core.catalog.llm_shape import attention_span_tokens
+from rackplanner.core.catalog.llm_shape import attention_span_tokens, moe_layer_count
 from rackplanner.core.catalog.parts import LlmModel
 
 
@@ -115,6 +116,7 @@ class SpeedInputs:
             flops_per_s=flops,
             fixed_step_s=(
                 layer_overhead(cal, hw, runtime.id) * model.layers
+                + moe_layer_overhead(cal, runtime.id) * moe_layer_count(model)
                 + step_overhead(cal, runtime.id)
                 + hops * hop_cost(cal, runtime.id)
             ),

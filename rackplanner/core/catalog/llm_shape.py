@@ -115,6 +115,11 @@ def dense_mlp_layers(model: LlmModel) -> int:
     return _layer_counts(model)[0]
 
 
+def moe_layer_count(model: LlmModel) -> int:
+    """Layers whose MLP is a mixture of experts (0 for a dense model)."""
+    return _layer_counts(model)[1]
+
+
 def text_parameter_count_b(model: LlmModel) -> float:
     """Total parameters of the language model alone, without a vision encoder."""
     return _params(model, model.moe_experts or 0) / 1e9
