@@ -201,6 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument("--cpu", metavar="ID", help="catalog CPU for CPU inference (with --sockets)")
     estimate.add_argument("--sockets", type=int, default=1, metavar="N", help="CPU sockets (default 1)")
     estimate.add_argument(
+        "--ram-gb", type=float, metavar="GB", help="the machine's RAM with --cpu (default: the most the CPU takes)"
+    )
+    estimate.add_argument(
         "--system", metavar="ID", help="catalog unified-memory machine (Mac Studio, Strix Halo, DGX Spark)"
     )
     estimate.add_argument("--plan", type=Path, metavar="PLAN", help="a plan file: estimate on one of its machines")

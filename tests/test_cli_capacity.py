@@ -78,6 +78,20 @@ def test_estimate_on_cpu_sockets() -> None:
     assert 2 < data["decode_tokens_per_s"] < 8
 
 
+def test_dual_epyc_9005_with_its_ram() -> None:
+    result = run(
+        "estimate", "--cpu", "epyc-9755", "--sockets", "2", "--ram-gb", "1536",
+        "--model", "deepseek-r1", "--format", "q4_k_s", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    # DeepSeek-V3 Q4_K_S is 354.7 GiB (llama-bench: 355.33 GiB, README): it fits in 1.5 TB.
+    assert data["fits"] is True
+    # 2 x 12 channels x 6400 MT/s x 8 B = 1,228.8 GB/s peak; 37.6B active at ~4.6 bits is
+    # about 21.6 GB a token, so even at full bandwidth decode stays under 57 tokens/s.
+    assert 5 < data["decode_tokens_per_s"] < 57
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -95,6 +109,10 @@ def test_estimate_on_cpu_sockets() -> None:
         (["--gpu", "rtx-4090"], "exactly one of --model ID, --config config.json or --hf"),
         (["--gpu", "nope-gpu", "--model", "llama-3.1-8b"], "unknown GPU 'nope-gpu'"),
         (["--gpu", "rtx-4090", "--config", str(HF / "missing-keys" / "config.json")], "lacks num_hidden_layers"),
+        # The catalog has no maximum memory for EPYC 9005 parts: the message names the option.
+        (["--cpu", "epyc-9755", "--model", "llama-3.1-8b"], "give the machine's RAM with --ram-gb GB"),
+        (["--cpu", "epyc-9755", "--model", "llama-3.1-8b", "--ram-gb", "nan"], "--ram-gb must be more than 0"),
+        (["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--ram-gb", "64"], "--ram-gb goes with --cpu"),
     ],
 )
 def test_estimate_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:

@@ -179,14 +179,14 @@ def from_cpu(
     bw = cpu.mem_bw_gbs if cpu.mem_bw_gbs is not None else channels * speed * 8 / 1000
     if ram_gb is None:
         if cpu.max_memory_gb is None:
-            raise InputError(f"{cpu.id}: the catalog gives no maximum memory; give the machine's RAM")
+            raise InputError(f"{cpu.id}: the catalog gives no maximum memory; give the machine's RAM with --ram-gb GB")
         ram_gb = cpu.max_memory_gb * sockets
         assumptions.append(f"assumed: {ram_gb:g} GB of RAM (the most the CPU takes); use --plan for the real DIMMs")
     ram_gb *= _GIB
     if sockets > 1:
         assumptions.append(
-            "assumed: the runtime splits each layer across the sockets (tensor parallel, as in "
-            "003_fdb6d644ec457317.txt), so their bandwidth adds up; without NUMA-aware placement it does not"
+            "assumed: the runtime splits each layer across the sockets (tensor parallel, one share "
+            "per NUMA node), so their bandwidth adds up; without NUMA-aware placement it does not"
         )
     soc = cpu.platform == "soc"
     if soc:

@@ -51,17 +51,22 @@ def resolve_hardware(
     plan: Path | None = None,
     machine: str | None = None,
     system: str | None = None,
+    ram_gb: float | None = None,
 ) -> Hardware:
     """Exactly one of a GPU id, a CPU id, a unified-memory machine id or a plan file names the hardware."""
     given = [x for x in (gpu, cpu, system, plan) if x is not None]
     if len(given) != 1:
         raise InputError("name the hardware with exactly one of --gpu ID, --cpu ID, --system ID or --plan PLAN")
+    if ram_gb is not None and cpu is None:
+        raise InputError("--ram-gb goes with --cpu (a plan's RAM comes from its DIMMs)")
     if system is not None:
         return from_unified_system(catalog, system)
     if gpu is not None:
         return from_gpu(catalog, gpu, count)
     if cpu is not None:
-        return from_cpu(catalog, cpu, sockets)
+        if ram_gb is not None and not 0 < ram_gb <= 1_000_000:  # also refuses nan and inf
+            raise InputError(f"--ram-gb must be more than 0 and at most 1,000,000 GB (got {ram_gb})")
+        return from_cpu(catalog, cpu, sockets, ram_gb=ram_gb)
     assert plan is not None
     return from_machine(plan_machine(plan, catalog, machine), catalog)
 
@@ -185,6 +190,7 @@ ESTIMATE_OPTIONS = (
     "count",
     "cpu",
     "sockets",
+    "ram_gb",
     "system",
     "plan",
     "machine",
@@ -209,6 +215,7 @@ def estimate_command(
     count: int = 1,
     cpu: str | None = None,
     sockets: int = 1,
+    ram_gb: float | None = None,
     system: str | None = None,
     plan: Path | None = None,
     machine: str | None = None,
@@ -239,7 +246,15 @@ def estimate_command(
         assert hf is not None
         llm = load_hf_config(hub_config(hf), name=hf)
     hw = resolve_hardware(
-        catalog, gpu=gpu, count=count, cpu=cpu, sockets=sockets, system=system, plan=plan, machine=machine
+        catalog,
+        gpu=gpu,
+        count=count,
+        cpu=cpu,
+        sockets=sockets,
+        system=system,
+        plan=plan,
+        machine=machine,
+        ram_gb=ram_gb,
     )
     # A pre-quantized checkpoint is estimated as shipped unless a format is asked for.
     fmt = format or llm.shipped_format or "q4_k_m"
