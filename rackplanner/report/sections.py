@@ -6,6 +6,7 @@ from datetime import date
 
 from PySide6.QtCore import QSizeF
 
+from rackplanner.core.capacity.text import trust_note
 from rackplanner.core.rack.report import RackReport
 from rackplanner.report.bom_pages import bom_pages
 from rackplanner.report.cover import contents, cover_page
@@ -143,6 +144,8 @@ def _capacity(c: Composer, facts: PlanFacts) -> None:
             ],
             rows,
         )
+        if hw is not None:
+            c.paragraph(trust_note(hw), 8, color=MUTED)
 
 
 # --- findings ----------------------------------------------------------------------------
