@@ -217,6 +217,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", metavar="FMT", help="weight format (default: as a pre-quantized config ships, else q4_k_m)"
     )
     estimate.add_argument(
+        "--weights-gib",
+        type=float,
+        metavar="GIB",
+        help="your weights file's real size (all parts of a dynamic GGUF, e.g. UD-Q2_K_XL): "
+        "sized to it, with --format's mix of tensor sizes",
+    )
+    estimate.add_argument(
         "--gpu-layers", type=int, metavar="N", help="llama.cpp -ngl: layers in VRAM, the rest in system RAM"
     )
     estimate.add_argument("--batch", type=int, default=1, metavar="B", help="sequences decoded together")

@@ -6,7 +6,7 @@ import pytest
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
 from rackplanner.core.capacity.estimate import get_model
-from rackplanner.core.capacity.formats import FORMATS, get_format, weight_bytes
+from rackplanner.core.capacity.formats import FORMATS, active_weight_bytes, get_format, sized_format, weight_bytes
 from rackplanner.core.capacity.layouts import ggml
 from rackplanner.core.capacity.llama_quants import more_bits_share
 from rackplanner.core.catalog.loading import Catalog
@@ -91,3 +91,21 @@ def test_mxfp4_keeps_only_routed_experts_in_four_bits(catalog: Catalog) -> None:
     q8 = weight_bytes(model, get_format("q8_0"))
     assert mxfp4 < 0.55 * q8
     assert mxfp4 * 8 / (model.params_b * 1e9) > 4.25
+
+
+def test_a_dynamic_gguf_is_sized_by_its_real_file(catalog: Catalog) -> None:
+    model = get_model(catalog, "deepseek-r1")
+    preset = get_format("iq1_s")
+    # Unsloth's dynamic 1.58-bit DeepSeek-R1 (UD-IQ1_S) is 131 GB on disk, 122 GiB
+    # (unsloth.ai blog "Run DeepSeek R1 Dynamic 1.58-bit", January 2025): more than plain
+    # IQ1_S because it keeps attention and the dense layers at 4-6 bits.
+    sized = sized_format(model, preset, 122)
+    assert weight_bytes(model, sized) == pytest.approx(122 * 2**30, rel=1e-9)
+    # Bytes read per token scale with the file, the preset's tensor proportions kept.
+    ratio = weight_bytes(model, sized) / weight_bytes(model, preset)
+    assert active_weight_bytes(model, sized) == pytest.approx(ratio * active_weight_bytes(model, preset), rel=1e-9)
+    assert sized.id == "iq1_s@122GiB"
+    with pytest.raises(InputError, match=r"0\.01 bits per weight"):
+        sized_format(model, preset, 1)
+    with pytest.raises(InputError, match="more than 0"):
+        sized_format(model, preset, float("inf"))

@@ -8,6 +8,8 @@ are applied to the model's tensor classes (``llama_quants.py``).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rackplanner.core.capacity.layouts import (
     F16,
     F32,
@@ -139,6 +141,36 @@ def active_weight_bytes(model: LlmModel, fmt: WeightFormat) -> float:
 def bits_per_weight(model: LlmModel, fmt: WeightFormat) -> float:
     """Average bits per parameter of the whole file, mixes and FP16 tensors included."""
     return weight_bytes(model, fmt) * 8 / total_params(model)
+
+
+# A real weights file's average bits per parameter must lie in this range (IQ1_S is 1.56).
+SIZED_BITS_RANGE = (1.0, 32.0)
+_GIB = 2**30
+
+
+def sized_format(model: LlmModel, fmt: WeightFormat, file_gib: float) -> WeightFormat:
+    """``fmt`` with every tensor class scaled so the weights come to ``file_gib`` GiB.
+
+    For files whose per-tensor mix no preset describes (dynamic GGUFs such as Unsloth's
+    UD-Q2_K_XL, imatrix mixes): the file's real size fixes the bytes read and held, while
+    ``fmt`` keeps the relative sizes of the tensor classes.
+    """
+    if not 0 < file_gib < 1e6:  # also refuses nan and inf
+        raise InputError(f"--weights-gib must be more than 0 and under 1,000,000 (got {file_gib})")
+    preset = weight_bytes(model, fmt)
+    bits = file_gib * _GIB * 8 / total_params(model)
+    low, high = SIZED_BITS_RANGE
+    if not low <= bits <= high:
+        raise InputError(
+            f"--weights-gib {file_gib:g}: that is {bits:.2f} bits per weight for {model.id}'s "
+            f"{total_params(model) / 1e9:.1f}B parameters; a weights file holds {low:g} to {high:g}"
+        )
+    return replace(
+        fmt,
+        id=f"{fmt.id}@{file_gib:g}GiB",
+        label=f"{fmt.label}, sized to a {file_gib:g} GiB file",
+        size_scale=fmt.size_scale * file_gib * _GIB / preset,
+    )
 
 
 def mix_traits(model: LlmModel, groups: TensorGroups) -> MixTraits:

@@ -166,6 +166,8 @@ class WeightFormat:
     mix: Mix | None = None
     # Routed experts stored in their own layout (MXFP4 checkpoints), the rest in ``base``.
     expert_layout: BlockLayout | None = None
+    # Every class's bits times this: a mixed-precision file sized to its real bytes (formats.sized_format).
+    size_scale: float = 1.0
 
     def bits_by_class(self, row: int, traits: MixTraits | None = None) -> dict[TensorClass, float]:
         """Average bits per weight of each tensor class, for rows of ``row`` weights."""
@@ -187,7 +189,7 @@ _BITS: dict[tuple[str, int, MixTraits], dict[TensorClass, float]] = {}
 
 
 def _bits_by_class(fmt: WeightFormat, row: int, traits: MixTraits) -> dict[TensorClass, float]:
-    key = (fmt.id, row, traits)
+    key = (f"{fmt.id}*{fmt.size_scale!r}", row, traits)
     cached = _BITS.get(key)
     if cached is None:
         if len(_BITS) > 4096:
@@ -197,6 +199,7 @@ def _bits_by_class(fmt: WeightFormat, row: int, traits: MixTraits) -> dict[Tenso
                 share * fitted_to_row(layout, traits.row_of(tensor)).bits_per_weight(row)
                 for share, layout in fmt.layout_of(tensor, traits)
             )
+            * fmt.size_scale
             for tensor in TENSOR_CLASSES
         }
         _BITS[key] = cached

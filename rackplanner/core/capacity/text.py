@@ -199,6 +199,7 @@ ESTIMATE_OPTIONS = (
     "hf",
     "gpu_layers",
     "format",
+    "weights_gib",
     "batch",
     "context",
     "runtime",
@@ -224,6 +225,7 @@ def estimate_command(
     hf: str | None = None,
     gpu_layers: int | None = None,
     format: str | None = None,
+    weights_gib: float | None = None,
     batch: int = 1,
     context: int = 4096,
     runtime: str = "llama.cpp",
@@ -233,6 +235,7 @@ def estimate_command(
 ) -> str:
     """What ``rackplanner estimate`` prints: the text report, or JSON with the stable fields first."""
     from rackplanner.core.capacity.estimate import estimate, get_model
+    from rackplanner.core.capacity.formats import get_format, sized_format
     from rackplanner.core.catalog.hf import load_hf_config
     from rackplanner.core.catalog.hf.hub import hub_config
 
@@ -257,7 +260,9 @@ def estimate_command(
         ram_gb=ram_gb,
     )
     # A pre-quantized checkpoint is estimated as shipped unless a format is asked for.
-    fmt = format or llm.shipped_format or "q4_k_m"
+    fmt = get_format(format or llm.shipped_format or "q4_k_m")
+    if weights_gib is not None:
+        fmt = sized_format(llm, fmt, weights_gib)
     est = estimate(
         llm,
         fmt,
