@@ -25,6 +25,7 @@ from rackplanner.core.capacity.speed import (
     prefill_tokens_per_s,
     requests_per_s,
 )
+from rackplanner.core.capacity.support import unsupported
 from rackplanner.core.capacity.training import TrainingLimits, training_limits
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
@@ -118,6 +119,9 @@ def estimate(
     notes: list[str] = []
     if not rt.runs_on(hw.kind):
         raise InputError(rt.refusal(hw.label))
+    refusal = unsupported(rt, fmt, hw)
+    if refusal is not None:
+        raise InputError(refusal)
     kv_bytes = kv_element_bytes(kv_cache)
     fit = memory_fit(
         model, fmt, hw, rt, batch=batch, context=context, kv_bytes_per_value=kv_bytes, gpu_layers=gpu_layers
@@ -267,6 +271,8 @@ def capacity_table(
     for model in sorted(catalog.of_kind(LlmModel), key=lambda m: m.id):
         ctx = min(context, model.max_context)
         for fmt in chosen or table_formats(runtime_class(rt.id), model):
+            if unsupported(rt, fmt, hw) is not None:
+                continue
             fit = memory_fit(model, fmt, hw, rt, context=ctx)
             if only_fitting and not fit.fits:
                 continue
