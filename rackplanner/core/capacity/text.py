@@ -10,10 +10,11 @@ from rackplanner.core.capacity.fitted import ErrorBand, band_class, current, err
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
 from rackplanner.core.capacity.model_shape import format_model_shape
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
 from rackplanner.core.files import strict_json
 from rackplanner.core.plan.files import load_plan
-from rackplanner.core.plan.model import Machine
+from rackplanner.core.plan.model import Machine, Plan
 
 # The JSON fields the README documents; they keep their names and meaning.
 STABLE_FIELDS = (
@@ -29,15 +30,19 @@ STABLE_FIELDS = (
 
 def plan_machine(path: Path, catalog: Catalog, name: str | None) -> Machine:
     """The machine ``name`` (id or name) of a plan; the only one when ``name`` is None."""
+    return _plan_and_machine(path, catalog, name)[1]
+
+
+def _plan_and_machine(path: Path, catalog: Catalog, name: str | None) -> tuple[Plan, Machine]:
     plan = load_plan(path, catalog)
     known = ", ".join(m.id for m in plan.machines) or "none"
     if name is None:
         if len(plan.machines) != 1:
             raise InputError(f"{path}: give --machine (machines: {known})")
-        return plan.machines[0]
+        return plan, plan.machines[0]
     for machine in plan.machines:
         if name in (machine.id, machine.name):
-            return machine
+            return plan, machine
     raise InputError(f"{path}: no machine {name!r} (machines: {known})")
 
 
@@ -209,6 +214,24 @@ ESTIMATE_OPTIONS = (
 )
 
 
+def resolve_model(
+    catalog: Catalog, *, model: str | None = None, config: Path | None = None, hf: str | None = None
+) -> LlmModel:
+    """The model named by exactly one of a catalog id, a config.json or a Hub id."""
+    from rackplanner.core.capacity.estimate import get_model
+    from rackplanner.core.catalog.hf import load_hf_config
+    from rackplanner.core.catalog.hf.hub import hub_config
+
+    if [model, config, hf].count(None) != 2:
+        raise InputError("name the model with exactly one of --model ID, --config config.json or --hf ORG/NAME")
+    if model is not None:
+        return get_model(catalog, model)
+    if config is not None:
+        return load_hf_config(config)
+    assert hf is not None
+    return load_hf_config(hub_config(hf), name=hf)
+
+
 def estimate_command(
     catalog: Catalog,
     *,
@@ -234,20 +257,10 @@ def estimate_command(
     json: bool = False,
 ) -> str:
     """What ``rackplanner estimate`` prints: the text report, or JSON with the stable fields first."""
-    from rackplanner.core.capacity.estimate import estimate, get_model
+    from rackplanner.core.capacity.estimate import estimate
     from rackplanner.core.capacity.formats import get_format, sized_format
-    from rackplanner.core.catalog.hf import load_hf_config
-    from rackplanner.core.catalog.hf.hub import hub_config
 
-    if [model, config, hf].count(None) != 2:
-        raise InputError("name the model with exactly one of --model ID, --config config.json or --hf ORG/NAME")
-    if model is not None:
-        llm = get_model(catalog, model)
-    elif config is not None:
-        llm = load_hf_config(config)
-    else:
-        assert hf is not None
-        llm = load_hf_config(hub_config(hf), name=hf)
+    llm = resolve_model(catalog, model=model, config=config, hf=hf)
     hw = resolve_hardware(
         catalog,
         gpu=gpu,
@@ -274,7 +287,27 @@ def estimate_command(
         prompt=prompt,
         gpu_layers=gpu_layers,
     )
-    return strict_json(estimate_json(est)) if json else format_estimate(est)
+    from rackplanner.core.capacity.cost import format_ownership
+    from rackplanner.core.capacity.purchase import ownership_of, purchase_of_machine, purchase_of_parts
+
+    if plan is not None:
+        loaded, found = _plan_and_machine(plan, catalog, machine)
+        purchase = purchase_of_machine(catalog, found, loaded.user_prices)
+    else:
+        purchase = purchase_of_parts(catalog, gpu=gpu, count=count, cpu=cpu, sockets=sockets, system=system)
+    cost = ownership_of(purchase, est.decode_tokens_per_s, est.prefill_tokens_per_s)
+    if json:
+        data = estimate_json(est)
+        data["purchase"] = purchase.model_dump(mode="json")
+        data["ownership"] = cost.model_dump(mode="json") if cost else None
+        return strict_json(data)
+    lines = ["", f"Cost of ownership ({purchase.covers}; tokens at batch {est.batch}):"]
+    if cost is None:
+        missing = ", ".join(purchase.unpriced) or "its wall power"
+        lines.append(f"  unknown: no price or power for {missing} (give prices with a price list)")
+    else:
+        lines += [f"  {line}" for line in format_ownership(cost)]
+    return format_estimate(est) + "\n".join(lines)
 
 
 def capacity_command(

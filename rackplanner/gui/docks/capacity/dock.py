@@ -36,12 +36,14 @@ from rackplanner.core.capacity.curves import (
 )
 from rackplanner.core.capacity.estimate import DEFAULT_RUNTIME, TableRow
 from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.capacity.purchase import purchase_of_machine
 from rackplanner.core.capacity.runtime import RUNTIMES
 from rackplanner.core.capacity.text import trust_note
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
 from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Machine
+from rackplanner.gui.docks.capacity.cost_panel import CostPanel
 from rackplanner.gui.docks.capacity.curve_plot import DecodeCurvePlot
 from rackplanner.gui.docks.capacity.table_model import KEY_ROLE, MACHINES_COLUMN, CapacityModel
 from rackplanner.gui.docks.capacity.top_models import CONTEXT_TOKENS, TopModelsPanel
@@ -129,6 +131,8 @@ class CapacityDock(LiveDock):
         # The plot's parts, by the names tests and tools use.
         self.plot, self.curve_item = self.curve_plot.plot, self.curve_plot.curve_item
         self.knee_line, self.peak_line = self.curve_plot.knee_line, self.curve_plot.peak_line
+        self.cost_panel = CostPanel()
+        self.cost_panel.settings_changed.connect(self._show_cost)
         self.training_box = TrainingPanel()
         self.methods, self.tokens, self.mfu = self.training_box.methods, self.training_box.tokens, self.training_box.mfu
         self.training_summary = self.training_box.training_summary
@@ -147,7 +151,12 @@ class CapacityDock(LiveDock):
         # Each pane scrolls when the split leaves it less than its wrapped notes need, rather than
         # squeezing them over the table or the plot.
         self.splitter.addWidget(scrolling(top))
-        self.splitter.addWidget(scrolling(self.curve_plot))
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.curve_plot, 1)
+        lower_layout.addWidget(self.cost_panel)
+        self.splitter.addWidget(scrolling(lower))
         self.splitter.setSizes([300, 300])
         training_page = QWidget()
         training_layout_outer = QVBoxLayout(training_page)
@@ -239,6 +248,8 @@ class CapacityDock(LiveDock):
         current = self._document.current_machine
         if change.touches(Change.CAPACITY, Change.MACHINES) and (not current or current in change.machines):
             self.refresh_when_visible()
+        elif change.touches(Change.BOM) and self.is_showing():
+            self._show_cost()  # a price changed: only the cost of ownership moves
 
     def _prepare(self, machine: Machine) -> None:
         """Work out the table a hovered drop would give, so the drop finds it cached."""
@@ -439,6 +450,17 @@ class CapacityDock(LiveDock):
                     curve = candidate
         self.curve = curve
         self.curve_plot.show_curve(curve, selected[0] if selected else None, whole_rack=self.whole_rack)
+        self._show_cost()
+
+    def _show_cost(self) -> None:
+        machine = None if self.whole_rack else self._document.plan.machine(self._document.current_machine)
+        key = self.selected_key()
+        index = self.model.row_of(*key) if key else None
+        row = self.model.rows[index] if index is not None else None
+        plan = self._document.plan
+        purchase = purchase_of_machine(self._document.catalog, machine, plan.user_prices) if machine else None
+        decode = self.curve.tokens_per_s[0] if self.curve else None
+        self.cost_panel.show_cost(purchase, decode, row.prefill_tokens_per_s if row else None)
 
     def _show_training(self) -> None:
         selected = self._selected_model()

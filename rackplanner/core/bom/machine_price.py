@@ -1,0 +1,45 @@
+"""What a machine costs from the price book: every part it names, times its count."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan.model import Machine, UserPrice
+
+
+def machine_parts(machine: Machine) -> list[tuple[str, int]]:
+    """(part id, count) of everything bought for ``machine``."""
+    parts: list[tuple[str, int]] = []
+    for part in (machine.server, machine.board, machine.chassis):
+        if part is not None:
+            parts.append((part, 1))
+    if machine.cpu is not None:
+        parts.append((machine.cpu, machine.cpu_count))
+    parts += [(pc.part, pc.count) for pc in (*machine.memory, *machine.psus, *machine.drives)]
+    parts += [(card.part, 1) for card in machine.cards]
+    parts += [(bridge.part, 1) for bridge in machine.bridges]
+    return parts
+
+
+def machine_price(
+    catalog: Catalog,
+    machine: Machine,
+    allow_used: bool = True,
+    user_prices: Mapping[str, UserPrice] | None = None,
+) -> tuple[float, list[str]]:
+    """(total in USD of the priced parts, ids of parts without a usable price); the plan's
+    own prices (``user_prices``) come before the price book's, as in the bill of materials."""
+    total = 0.0
+    unpriced: list[str] = []
+    for part, count in machine_parts(machine):
+        mine = (user_prices or {}).get(part)
+        if mine is not None:
+            total += mine.price_usd * count
+            continue
+        quote = catalog.price_of(part)
+        if quote is None or (quote.kind == "used" and not allow_used):
+            unpriced.append(part)
+            continue
+        total += quote.price_usd * count
+    return total, unpriced
