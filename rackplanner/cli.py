@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rackplanner.core.kinds import PART_KIND_NAMES
 
@@ -78,6 +78,7 @@ COMMANDS = (
     "import-netbox",
     "import-netbox-export",
     "estimate",
+    "advise",
     "calibrate",
     "capacity",
     "export",
@@ -235,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument("--prompt", type=int, metavar="N", help="prompt tokens for prefill and time to first token")
     estimate.add_argument("--json", action="store_true", help="machine-readable output")
 
+    _add_advise(sub, common)
+
     calibrate = sub.add_parser(
         "calibrate",
         parents=[common],
@@ -294,6 +297,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _add_advise(sub: Any, common: argparse.ArgumentParser) -> None:
+    advise = sub.add_parser(
+        "advise",
+        parents=[common],
+        help="ranked, checked builds for a model, a speed, a budget and a circuit or rack",
+    )
+    advise.add_argument("--model", metavar="ID", help="catalog LLM")
+    advise.add_argument("--config", type=Path, metavar="JSON", help="a Hugging Face config.json instead of --model")
+    advise.add_argument("--hf", metavar="ORG/NAME", help="a Hugging Face model id (config fetched into the Hub cache)")
+    advise.add_argument("--format", metavar="FMT", help="weight format (default: as shipped, else q4_k_m)")
+    advise.add_argument("--context", type=int, default=4096, metavar="C", help="tokens per sequence (default 4096)")
+    advise.add_argument("--tok-s", type=float, metavar="X", help="decode speed one user needs (tokens/s)")
+    advise.add_argument("--users", type=int, metavar="N", help="concurrent users to serve")
+    advise.add_argument("--tok-s-per-user", type=float, metavar="X", help="each user's speed (default 20)")
+    advise.add_argument("--budget", type=float, metavar="USD", help="the most the build may cost")
+    advise.add_argument("--circuit", metavar="120V/15A", help="the wall circuit it runs on (80%% continuous)")
+    advise.add_argument("--rack-kw", type=float, metavar="K", help="one rack's power budget in kW")
+    advise.add_argument("--runtime", help="llama.cpp, vllm, sglang, tensorrt-llm, mlx (default: by the goal)")
+    used = advise.add_mutually_exclusive_group()
+    used.add_argument("--new-only", action="store_true", help="new parts' prices only")
+    used.add_argument("--allow-used", action="store_true", help="used-market prices too (the default)")
+    advise.add_argument("--usd-per-kwh", type=float, metavar="P", help="electricity price (default: US average)")
+    advise.add_argument("--utilisation", type=float, metavar="F", help="share of hours at load (default 0.5)")
+    advise.add_argument("--years", type=float, metavar="Y", help="amortisation years (default 3)")
+    advise.add_argument(
+        "--cloud-usd-per-gpu-hour", type=float, metavar="P", help="rental price to break even against (default $2)"
+    )
+    advise.add_argument("--json", action="store_true", help="machine-readable output")
+
+
 def _run(args: argparse.Namespace) -> int:
     from rackplanner import commands
     from rackplanner.core.catalog.loading import load_catalog
@@ -349,6 +382,8 @@ def _dispatch(args: argparse.Namespace, catalog: Catalog, commands: ModuleType) 
         return int(commands.import_netbox_export(args, catalog))
     if args.command == "estimate":
         return int(commands.estimate(args, catalog))
+    if args.command == "advise":
+        return int(commands.advise(args, catalog))
     if args.command == "calibrate":
         return int(commands.calibrate(args, catalog))
     if args.command == "export":

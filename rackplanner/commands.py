@@ -223,6 +223,13 @@ def estimate(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
+def advise(args: argparse.Namespace, catalog: Catalog) -> int:
+    from rackplanner.core.advise.text import ADVISE_OPTIONS, advise_command
+
+    print(advise_command(catalog, **{key: value for key, value in vars(args).items() if key in ADVISE_OPTIONS}))
+    return 0
+
+
 def calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
     import rackplanner.core.capacity as capacity_package
     from rackplanner.core.capacity.calibration_report import calibrate as run

@@ -68,6 +68,7 @@ def core_figures(report: Report, paths: dict[int, Path], repeat: int) -> None:
             )
     _growth(report, tuple(paths))
     _capacity(report, repeat)
+    _advise(report, repeat)
 
 
 def _cold_analysis(path: Path, repeat: int) -> list[float]:
@@ -183,3 +184,24 @@ def _capacity(report: Report, repeat: int) -> None:
     runs = timed(lambda: capacity_table(catalog, hw, only_fitting=False), repeat)
     # 50 ms: the capacity issue's target for the whole table on one machine.
     report.add(Figure(CORE, f"capacity table of one machine ({cells} model x format cells)", runs, 0.05))
+
+
+def _advise(report: Report, repeat: int) -> None:
+    from rackplanner.core.advise.goal import Goal
+    from rackplanner.core.advise.search import advise
+    from rackplanner.core.capacity.estimate import get_model
+
+    catalog = load_catalog(include_user=False)
+    goals = {
+        "home rig, 120 V / 15 A, $6,000": Goal(
+            model=get_model(catalog, "llama-3.3-70b"), format="q4_k_m", context=32768,
+            tokens_per_s=20, budget_usd=6000, circuit_v=120, circuit_a=15,
+        ),
+        "colo rack, 50 users, 17 kW": Goal(
+            model=get_model(catalog, "qwen3-32b"), format="fp8", users=50, tokens_per_s_per_user=20, rack_kw=17,
+        ),
+    }  # fmt: skip
+    for name, goal in goals.items():
+        runs = timed(partial(advise, catalog, goal), repeat)
+        # 2 s: the advisor issue's target for a full search.
+        report.add(Figure(CORE, f"advise: full search ({name})", runs, 2.0))

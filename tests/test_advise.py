@@ -1,0 +1,125 @@
+"""The build advisor: every build it returns is one the plan's own rules accept."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+
+import pytest
+
+from rackplanner.core.advise.goal import Goal, parse_circuit
+from rackplanner.core.advise.search import Advice, advise, pareto
+from rackplanner.core.analysis import analyse
+from rackplanner.core.bom.machine_price import machine_price
+from rackplanner.core.capacity.estimate import estimate, get_model
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.errors import InputError
+from rackplanner.core.plan.model import Plan
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "rackplanner", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_circuits_are_read_as_volts_and_amps() -> None:
+    assert parse_circuit("120V/15A") == (120, 15)
+    assert parse_circuit(" 230 v / 16 a ") == (230, 16)
+    for bad in ("120/15", "15A/120V", "0V/15A", "120V/2000A"):
+        with pytest.raises(InputError, match="--circuit"):
+            parse_circuit(bad)
+
+
+def test_a_household_circuit_carries_1440_w(catalog: Catalog) -> None:
+    # NEC 210.19/210.20 practice: 80% of 120 V x 15 A continuously (machine/fit.py).
+    goal = Goal(model=get_model(catalog, "llama-3.1-8b"), format="q4_k_m", circuit_v=120, circuit_a=15)
+    assert goal.circuit_limit_w == pytest.approx(1440)
+
+
+@pytest.fixture(scope="module")
+def home_advice(catalog: Catalog) -> tuple[Goal, Advice]:
+    goal = Goal(
+        model=get_model(catalog, "llama-3.1-8b"),
+        format="q4_k_m",
+        context=8192,
+        tokens_per_s=60,
+        budget_usd=4000,
+        circuit_v=120,
+        circuit_a=15,
+    )
+    return goal, advise(catalog, goal)
+
+
+def test_home_rig_builds_keep_every_limit(catalog: Catalog, home_advice: tuple[Goal, Advice]) -> None:
+    goal, advice = home_advice
+    assert advice.builds, advice.rejected
+    assert goal.budget_usd is not None and goal.circuit_limit_w is not None
+    for build in advice.builds:
+        assert build.meets_target and (build.decode_tokens_per_s or 0) >= 60
+        assert build.price_usd <= goal.budget_usd
+        assert build.wall_w is None or build.wall_w <= goal.circuit_limit_w
+        if build.machine is not None:
+            # The price is the price book's, part by part.
+            assert machine_price(catalog, build.machine)[0] == pytest.approx(build.price_usd)
+
+
+def test_advised_machines_pass_the_plans_own_checks(catalog: Catalog, home_advice: tuple[Goal, Advice]) -> None:
+    goal, advice = home_advice
+    machines = [b for b in advice.builds if b.machine is not None]
+    assert machines
+    for build in machines:
+        assert build.machine is not None
+        plan = Plan(name="advised", machines=[build.machine])
+        analysis = analyse(plan, catalog)
+        errors = [f for f in analysis.machine_findings(build.machine) if f.severity == "error"]
+        assert not errors, errors
+        # The speed is the capacity estimate on the machine's own topology.
+        est = estimate(goal.model, goal.format, analysis.hardware(build.machine), context=goal.context)
+        assert est.decode_tokens_per_s_batch1 == pytest.approx(build.decode_tokens_per_s)
+
+
+def test_front_is_cheaper_or_faster_at_every_step(home_advice: tuple[Goal, Advice]) -> None:
+    goal, advice = home_advice
+    prices = [b.price_usd for b in advice.builds]
+    speeds = [b.decode_tokens_per_s or 0 for b in advice.builds]
+    assert prices == sorted(prices)
+    assert all(later > earlier for earlier, later in itertools.pairwise(speeds))
+    assert pareto(list(reversed(advice.builds)), goal) == advice.builds
+
+
+def test_users_in_a_rack_take_as_many_machines_as_needed(catalog: Catalog) -> None:
+    goal = Goal(
+        model=get_model(catalog, "llama-3.1-8b"), format="bf16", users=200, tokens_per_s_per_user=20, rack_kw=17
+    )
+    advice = advise(catalog, goal)
+    assert advice.builds, advice.rejected
+    for build in advice.builds:
+        assert build.meets_target and (build.users_served or 0) >= 200
+        assert build.wall_w is not None and build.wall_w <= 17_000
+        assert build.runtime == "vllm" or build.system is not None
+
+
+def test_an_impossible_goal_says_why(catalog: Catalog) -> None:
+    # Llama 3.1 405B at FP16 is 811.7 GB of weights alone: nothing under $5,000 holds it.
+    goal = Goal(model=get_model(catalog, "llama-3.1-405b"), format="fp16", budget_usd=5000)
+    advice = advise(catalog, goal)
+    assert advice.builds == []
+    assert advice.rejected.get("model does not fit", 0) > 0
+
+
+def test_advise_cli_text_json_and_bad_input() -> None:
+    args = ["advise", "--model", "llama-3.1-8b", "--format", "q4_k_m", "--tok-s", "60", "--budget", "4000"]
+    result = run(*args, "--circuit", "120V/15A")
+    assert result.returncode == 0, result.stderr
+    assert "on a 120 V / 15 A circuit (1,440 W at 80%)" in result.stdout
+    assert "per million generated tokens" in result.stdout
+    data = json.loads(run(*args, "--json").stdout)
+    assert data["builds"] and data["goal"]["model"] == "llama-3.1-8b"
+    for bad, message in (
+        (["--circuit", "120/15"], "--circuit '120/15': write volts and amps as 120V/15A"),
+        (["--tok-s-per-user", "5"], "--tok-s-per-user goes with --users"),
+        (["--utilisation", "2"], "utilisation"),
+    ):
+        result = run(*args, *bad)
+        assert result.returncode == 2 and message in result.stderr, result.stderr
