@@ -109,6 +109,13 @@ ACTIONS = (
         lambda w: w.edit_server("current"),
         tip="A copy of the current machine's server to change and save under a new id",
     ),
+    ActionSpec(
+        "advise",
+        "&Advise a Build…",
+        lambda w: w.advise(),
+        "Ctrl+Shift+A",
+        "Ranked, checked builds for a model, a speed, a budget and a circuit; apply one as a new machine",
+    ),
     ActionSpec("reset_layout", "&Reset Layout", lambda w: w.reset_layout(), tip="Every dock back where it first opens"),
 )
 
@@ -136,6 +143,7 @@ MENUS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("&Edit", ("undo", "redo", "-", "copy_image", "copy_diagram_image", "-", "delete")),
     ("&Rack", ("add_rack", "add_feed")),
     ("&Catalog", ("new_board", "copy_board", "-", "new_server", "copy_server")),
+    ("&Tools", ("advise",)),
     ("&View", ("fit", "zoom_in", "zoom_out", "-")),
     ("&Help", ("guide", "shortcuts", "-", "about")),
 )

@@ -336,6 +336,14 @@ class MainWindow(QMainWindow):
 
         export_bom(self)
 
+    def advise(self) -> QDialog:
+        """Tools → Advise a Build…: the advisor's dialog (its Apply adds a machine to this plan)."""
+        from rackplanner.gui.dialogs.advise import AdviseDialog
+
+        dialog = AdviseDialog(self.document, self)
+        dialog.show()
+        return dialog
+
     def edit_board(self, based_on: str | None) -> QDialog:
         """Catalog → New Board… (``None``) or Edit Board as New… (``"current"``: the current machine's board)."""
         from rackplanner.core.plan.resolve import board_of

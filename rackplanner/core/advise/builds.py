@@ -10,6 +10,7 @@ and power rules as for any plan judge it (``search.py``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeVar
@@ -34,6 +35,11 @@ class Candidate:
     gpu: Gpu
     gpu_count: int
     platform: str  # "server <id>" or "board <id>"
+
+
+def short_name(model: str) -> str:
+    """A part's model without its parenthetical description: "G292-Z20 (2U, ...)" -> "G292-Z20"."""
+    return re.sub(r"\s*\(.*\)", "", model).strip() or model
 
 
 def _price(catalog: Catalog, part_id: str, allow_used: bool) -> float | None:
@@ -142,7 +148,7 @@ def server_builds(catalog: Catalog, gpu: Gpu, allow_used: bool) -> Iterator[Cand
             memory = _memory_for(catalog, board, cpu, gpu.vram_gb * count, allow_used)
             machine = Machine(
                 id="advised",
-                name=f"{count}x {gpu.model} in {server.model}",
+                name=f"{count}x {gpu.model} in {short_name(server.model)}",
                 server=server.id,
                 cpu=cpu.id,
                 cpu_count=board.sockets,
@@ -170,7 +176,7 @@ def workstation_builds(catalog: Catalog, gpu: Gpu, allow_used: bool) -> Iterator
             memory = _memory_for(catalog, board, cpu, gpu.vram_gb * count, allow_used)
             machine = Machine(
                 id="advised",
-                name=f"{count}x {gpu.model} on {board.model}",
+                name=f"{count}x {gpu.model} on {short_name(board.model)}",
                 board=board.id,
                 chassis=chassis.id if chassis else None,
                 cpu=cpu.id,

@@ -21,6 +21,7 @@ from rackplanner.core.plan.edits.cards import (
 from rackplanner.core.plan.edits.document import import_price_list, set_plan_notes, set_price_override
 from rackplanner.core.plan.edits.feeds import add_feed, remove_feed, set_device_feed, set_outlet_assignment
 from rackplanner.core.plan.edits.machines import (
+    add_built_machine,
     add_machine,
     configure_machine,
     remove_machine,
@@ -49,6 +50,7 @@ __all__ = [
     "EditRefused",
     "EditResult",
     "add_bridge",
+    "add_built_machine",
     "add_feed",
     "add_machine",
     "add_rack",

@@ -70,6 +70,24 @@ def add_machine(
     return EditResult(new_plan, _MACHINE_PARTS, f"Add machine {name}", frozenset({new_id}))
 
 
+def add_built_machine(plan: Plan, *, machine: Machine, catalog: Catalog) -> EditResult:
+    """Add a complete machine (parts, cards, memory, PSUs) as one edit, under an id of its own."""
+    for part, kind in (
+        (machine.server, Server),
+        (machine.board, Board),
+        (machine.chassis, Chassis),
+        (machine.cpu, Cpu),
+    ):
+        _need_optional(catalog, part, kind, kind.kind)
+    for card in machine.cards:
+        if catalog.get(card.part) is None:
+            raise EditRefused(f"{card.part} is not in the catalog")
+    new_id = slug_id(machine.name, {m.id for m in plan.machines})
+    added = machine.model_copy(update={"id": new_id})
+    new_plan = plan.model_copy(update={"machines": [*plan.machines, added]})
+    return EditResult(new_plan, _MACHINE_PARTS, f"Add machine {machine.name}", frozenset({new_id}))
+
+
 def rename_machine(plan: Plan, *, machine: str, name: str) -> EditResult:
     old = _machine(plan, machine)
     if not name.strip():
