@@ -324,6 +324,8 @@ def _add_advise(sub: Any, common: argparse.ArgumentParser) -> None:
     advise.add_argument(
         "--cloud-usd-per-gpu-hour", type=float, metavar="P", help="rental price to break even against (default $2)"
     )
+    advise.add_argument("--save", type=Path, metavar="PLAN", help="write a build as a plan file (with --pick)")
+    advise.add_argument("--pick", type=int, default=1, metavar="N", help="which build --save writes (default 1)")
     advise.add_argument("--json", action="store_true", help="machine-readable output")
 
 

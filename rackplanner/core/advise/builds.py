@@ -78,9 +78,13 @@ def _memory_for(catalog: Catalog, board: Board, cpu: Cpu | None, vram_gb: float,
         return None
     # A board whose DIMM slots the catalog lacks is given one DIMM per CPU memory channel.
     slots = board.dimm_slots or (cpu.mem_channels * board.sockets if cpu else 2 * board.sockets)
+    # At least one DIMM per memory channel the board wires (its bandwidth, and a balanced population).
+    channels = board.memory_channels_per_socket or (cpu.mem_channels if cpu else 2)
+    least = min(channels * board.sockets, slots)
     counts = sorted(set(board.best_dimm_counts or [])) or [
         n for n in (1, 2, 4, 6, 8, 12, 16, 24, 32) if n <= slots and n % board.sockets == 0
     ]
+    counts = [n for n in counts if n >= least] or counts[-1:]
     best: tuple[bool, float, int, str] | None = None
     for part in kinds:
         price = _price(catalog, part.id, allow_used)

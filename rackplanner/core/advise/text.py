@@ -16,6 +16,8 @@ from rackplanner.core.capacity.text import resolve_model
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError, describe_validation_error
 from rackplanner.core.files import strict_json
+from rackplanner.core.plan.files import save_plan
+from rackplanner.core.plan.model import Plan
 
 # The ``rackplanner advise`` options advise_command takes (argparse destinations).
 ADVISE_OPTIONS = (
@@ -36,6 +38,8 @@ ADVISE_OPTIONS = (
     "utilisation",
     "years",
     "cloud_usd_per_gpu_hour",
+    "save",
+    "pick",
     "json",
 )
 
@@ -162,8 +166,31 @@ def advice_json(advice: Advice, goal: Goal) -> dict[str, Any]:
     return data
 
 
-def advise_command(catalog: Catalog, *, json: bool = False, **options: Any) -> str:
-    """What ``rackplanner advise`` prints."""
+def advised_plan(build: Build, goal: Goal) -> Plan:
+    """A plan holding ``build``: its machine, as many copies as the users need."""
+    if build.machine is None:
+        raise InputError(f"{build.label} is bought whole, not built from parts: there is no machine to save")
+    name = f"Advised: {goal.model.model} ({build.label})"
+    if build.copies == 1:
+        return Plan(name=name, machines=[build.machine])
+    machines = [
+        build.machine.model_copy(update={"id": f"{build.machine.id}-{n}", "name": f"{build.machine.name} #{n}"})
+        for n in range(1, build.copies + 1)
+    ]
+    return Plan(name=name, machines=machines)
+
+
+def advise_command(
+    catalog: Catalog, *, json: bool = False, save: Path | None = None, pick: int = 1, **options: Any
+) -> str:
+    """What ``rackplanner advise`` prints; with ``save``, the ``pick``-th build is written as a plan."""
     goal = build_goal(catalog, **options)
     advice = advise(catalog, goal)
-    return strict_json(advice_json(advice, goal)) if json else format_advice(advice, goal)
+    text = strict_json(advice_json(advice, goal)) if json else format_advice(advice, goal)
+    if save is not None:
+        if not 1 <= pick <= len(advice.builds):
+            raise InputError(f"--pick {pick}: the advice lists {len(advice.builds)} build(s)")
+        save_plan(advised_plan(advice.builds[pick - 1], goal), save)
+        if not json:
+            text += f"\nSaved build {pick} as {save}: rackplanner check {save}"
+    return text
