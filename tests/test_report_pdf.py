@@ -14,7 +14,10 @@ import pypdf
 import pytest
 
 from rackplanner.core.bom import build_bom
+from rackplanner.core.bom.machine_price import machine_parts
+from rackplanner.core.capacity.cost import format_ownership
 from rackplanner.core.capacity.fitted import current
+from rackplanner.core.capacity.purchase import ownership_of, purchase_of_machine
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan, UserPrice
@@ -179,6 +182,25 @@ def test_home_rig_prices_dates_and_unpriced_parts(qapp: object, catalog: Catalog
     band = current().error_bands["decode|gpu-gddr"]
     assert f"decode typically ±{band.median:.0%} (90% within ±{band.p90:.0%})" in capacity_page
     assert "Speeds on gpu-gddr hardware, tested on published runs held out from the fit" in capacity_page
+
+
+@needs_pdftotext
+def test_capacity_page_states_the_cost_of_ownership(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    machine = plan.machines[0]
+    # Every part at a plan price of $100, so the purchase is known: 2 GPUs, 2 DIMMs, 1 each of the rest.
+    prices = {part: UserPrice(price_usd=100.0) for part, _n in machine_parts(machine)}
+    plan = plan.model_copy(update={"user_prices": prices})
+    path = tmp_path / "cost.pdf"
+    result = export(plan, catalog, path)
+    page = flat(page_text(path, result.sections[titles.CAPACITY]))
+    config = plan_facts(plan, catalog).configs[0]
+    purchase = purchase_of_machine(catalog, machine, plan.user_prices)
+    assert purchase.price_usd == 100.0 * sum(n for _p, n in machine_parts(machine))
+    cost = ownership_of(purchase, config.models[0].decode_tokens_per_s, None)
+    assert cost is not None
+    assert f"running {config.models[0].label}" in page
+    assert flat(format_ownership(cost)[0]) in page
 
 
 @needs_pdftotext

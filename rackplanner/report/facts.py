@@ -13,6 +13,7 @@ from rackplanner.core.analysis import analyse
 from rackplanner.core.bom import Bom
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.picks import ModelPick, top_models
+from rackplanner.core.capacity.purchase import Purchase, purchase_of_machine
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu
 from rackplanner.core.errors import InputError
@@ -35,6 +36,7 @@ class MachineConfig:
     hardware: Hardware | None = None
     models: list[ModelPick] = field(default_factory=list)
     capacity_note: str = ""
+    purchase: Purchase | None = None
 
     @property
     def first(self) -> Machine:
@@ -103,6 +105,7 @@ def plan_facts(plan: Plan, catalog: Catalog) -> PlanFacts:
             config.capacity_note = str(exc)
             continue
         config.models = top_models(catalog, config.hardware, context=CAPACITY_CONTEXT, limit=MODELS_PER_CONFIG)
+        config.purchase = purchase_of_machine(catalog, config.first, plan.user_prices)
         if not config.models:
             config.capacity_note = "No catalog model fits this machine's memory at the common formats."
     machine_findings = [f for m in plan.machines for f in analysis.machine_findings(m)]

@@ -6,6 +6,8 @@ from datetime import date
 
 from PySide6.QtCore import QSizeF
 
+from rackplanner.core.capacity.cost import ELECTRICITY_SOURCE, CostSettings, format_ownership
+from rackplanner.core.capacity.purchase import ownership_of
 from rackplanner.core.capacity.text import trust_note
 from rackplanner.core.rack.report import RackReport
 from rackplanner.report.bom_pages import bom_pages
@@ -146,6 +148,26 @@ def _capacity(c: Composer, facts: PlanFacts) -> None:
         )
         if hw is not None:
             c.paragraph(trust_note(hw), 8, color=MUTED)
+        c.paragraph(cost_sentence(config), 8.5)
+
+
+def cost_sentence(config: MachineConfig) -> str:
+    """The configuration's cost of ownership running its largest model for one user."""
+    purchase, first = config.purchase, config.models[0] if config.models else None
+    if purchase is None or first is None:
+        return "Cost of ownership: unknown (no machine or no model to run)."
+    cost = ownership_of(purchase, first.decode_tokens_per_s, None)
+    if cost is None:
+        missing = ", ".join(purchase.unpriced) or "its wall power"
+        return f"Cost of ownership: unknown, no price for {missing}."
+    s = CostSettings()
+    lines = [line for line in format_ownership(cost) if not line.startswith("note: ")]
+    return (
+        f"Cost of ownership, each machine, running {first.label} ({first.format_label}) for one user: "
+        + "; ".join(lines)
+        + f". Assumed: {s.electricity_usd_per_kwh * 100:.2f} ¢/kWh, {s.utilisation:.0%} of hours busy, "
+        f"paid off over {s.amortisation_years:g} years ({ELECTRICITY_SOURCE})."
+    )
 
 
 # --- findings ----------------------------------------------------------------------------

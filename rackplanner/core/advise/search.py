@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from rackplanner.core.advise.builds import Candidate, server_builds, with_psu, workstation_builds
 from rackplanner.core.advise.goal import RACK_UNITS_FOR_SERVERS, Goal
+from rackplanner.core.analysis import analyse
 from rackplanner.core.bom.machine_price import machine_price
 from rackplanner.core.capacity.cost import Ownership, ownership
 from rackplanner.core.capacity.estimate import Estimate, estimate
@@ -27,9 +28,9 @@ from rackplanner.core.capacity.support import unsupported
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu, Server, UnifiedSystem
 from rackplanner.core.errors import InputError
-from rackplanner.core.machine.fit import Finding, check_machine
+from rackplanner.core.machine.fit import Finding
 from rackplanner.core.machine.power import machine_power
-from rackplanner.core.plan.model import Machine
+from rackplanner.core.plan.model import Machine, Plan
 
 # The result lists at most this many builds (the Pareto front is usually far shorter).
 MAX_BUILDS = 12
@@ -53,6 +54,8 @@ class Build(BaseModel):
     meets_target: bool
     risk: str
     warnings: list[str] = []
+    # Every finding the app shows on the machine ("info: ..." too), as the analysis gives them.
+    findings: list[str] = []
     ownership: Ownership | None = None
 
 
@@ -131,7 +134,8 @@ class _Judge:
         if goal.budget_usd is not None and price > goal.budget_usd:
             self.reject("over budget")
             return None
-        findings = check_machine(machine, catalog)
+        # The plan's own entry point: the findings are exactly what the app would show.
+        findings = analyse(Plan(name="advised", machines=[machine]), catalog).machine_findings(machine)
         errors = [f for f in findings if f.severity == "error" and f.code != "wall-circuit"]
         if errors:
             self.reject(f"does not fit ({errors[0].code})")
@@ -217,6 +221,7 @@ class _Judge:
             meets_target=meets,
             risk=risk,
             warnings=warnings,
+            findings=[f"{f.severity}: {f.message}" for f in findings],
             ownership=cost,
         )
 

@@ -142,6 +142,7 @@ def format_advice(advice: Advice, goal: Goal) -> str:
             f"   ${build.price_usd:,.0f}, {wall}, {_speed(build, goal)} ({build.runtime})",
             f"   main risk: {build.risk}",
         ]
+        lines += [f"   also: {w}" for w in build.warnings[1:]]
         if build.ownership is not None:
             lines += [f"   {line}" for line in format_ownership(build.ownership) if not line.startswith("note: ")]
     shared = sorted({n for b in advice.builds if b.ownership for n in b.ownership.notes})
