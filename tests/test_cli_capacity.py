@@ -113,6 +113,16 @@ def test_dual_epyc_9005_with_its_ram() -> None:
         (["--cpu", "epyc-9755", "--model", "llama-3.1-8b"], "give the machine's RAM with --ram-gb GB"),
         (["--cpu", "epyc-9755", "--model", "llama-3.1-8b", "--ram-gb", "nan"], "--ram-gb must be more than 0"),
         (["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--ram-gb", "64"], "--ram-gb goes with --cpu"),
+        # MLX runs on Apple silicon only, not on AMD's unified-memory Strix Halo.
+        (
+            ["--system", "framework-desktop-ryzen-ai-max-395-128gb", "--model", "llama-3.1-8b", "--runtime", "mlx"],
+            "MLX (Apple silicon) runs on Apple silicon only",
+        ),
+        # vLLM's supported-hardware table: no FP8 weights on Volta (compute capability 7.0).
+        (
+            ["--gpu", "v100-16gb-pcie", "--model", "llama-3.1-8b", "--format", "fp8", "--runtime", "vllm"],
+            "compute capability 7.5 or later",
+        ),
     ],
 )
 def test_estimate_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:

@@ -146,6 +146,9 @@ class _Judge:
             return None
         hw = from_machine(machine, catalog)
         runtime = _runtime(goal, hw)
+        if not get_runtime(runtime).runs_on(hw.kind, hw.vendor):
+            self.reject(f"{runtime} does not run on these machines")
+            return None
         if unsupported(get_runtime(runtime), self.fmt, hw) is not None:
             self.reject(f"{runtime} cannot run {goal.format} on these GPUs")
             return None
@@ -239,7 +242,10 @@ class _Judge:
             self.reject("over the wall circuit")
             return None
         hw = from_unified_system(self.catalog, system.id)
-        runtime = goal.runtime if goal.runtime in ("llama.cpp", "mlx") else "llama.cpp"
+        runtime = goal.runtime or "llama.cpp"
+        if not get_runtime(runtime).runs_on(hw.kind, hw.vendor):
+            self.reject(f"{runtime} does not run on these machines")
+            return None
         est = self.estimate(hw, runtime)
         if est is None or not est.fits or est.decode_tokens_per_s is None:
             self.reject("model does not fit")

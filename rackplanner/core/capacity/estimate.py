@@ -117,7 +117,7 @@ def estimate(
     prompt_tokens = min(context, 512) if prompt is None else prompt
     check_positive("prompt", prompt_tokens)
     notes: list[str] = []
-    if not rt.runs_on(hw.kind):
+    if not rt.runs_on(hw.kind, hw.vendor):
         raise InputError(rt.refusal(hw.label))
     refusal = unsupported(rt, fmt, hw)
     if refusal is not None:
@@ -265,7 +265,7 @@ def capacity_table(
     check_positive("context", context)
     rows: list[TableRow] = []
     rt = get_runtime(runtime or DEFAULT_RUNTIME)
-    if not rt.runs_on(hw.kind):
+    if not rt.runs_on(hw.kind, hw.vendor):
         raise InputError(rt.refusal(hw.label))
     chosen = [get_format(f) for f in formats] if formats else None
     for model in sorted(catalog.of_kind(LlmModel), key=lambda m: m.id):

@@ -29,8 +29,13 @@ class Runtime:
     runs_on_text: str
     # Can keep some layers in system RAM and run them on the CPU.
     cpu_offload: bool
+    # The makers whose devices it runs on (None: any maker's).
+    vendors: frozenset[str] | None = None
 
-    def runs_on(self, kind: str) -> bool:
+    def runs_on(self, kind: str, vendor: str | None = None) -> bool:
+        """Whether it runs on a device of ``kind`` (gpu, cpu, soc) from ``vendor``."""
+        if self.vendors is not None and vendor is not None and vendor.lower() not in self.vendors:
+            return False
         return kind in self.kinds
 
     def refusal(self, hw_label: str) -> str:
@@ -47,7 +52,9 @@ RUNTIMES: dict[str, Runtime] = {
         Runtime("sglang", "SGLang (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("tensorrt-llm", "TensorRT-LLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("vllm-pp", "vLLM (pipeline parallel)", "pipeline", _GPU, "GPUs", False),
-        Runtime("mlx", "MLX (Apple silicon)", "layer", frozenset({"soc"}), "Apple silicon", False),
+        Runtime(
+            "mlx", "MLX (Apple silicon)", "layer", frozenset({"soc"}), "Apple silicon", False, frozenset({"apple"})
+        ),
     )
 }
 

@@ -336,7 +336,7 @@ class CapacityDock(LiveDock):
         """A machine's hardware and its capacity table (None where the runtime cannot run on it)."""
         analysis = self._document.analysis
         hw = analysis.hardware(machine)
-        if not RUNTIMES[runtime].runs_on(hw.kind):
+        if not RUNTIMES[runtime].runs_on(hw.kind, hw.vendor):
             return hw, None
         return hw, analysis.capacity_table(hw, runtime=runtime, context=self.context)
 
@@ -356,9 +356,11 @@ class CapacityDock(LiveDock):
         skipped = list(found.skipped)
         rt = RUNTIMES[runtime]
         skipped += [
-            f"{h.label} ({rt.label} runs on {rt.runs_on_text} only)" for h in found.hardware if not rt.runs_on(h.kind)
+            f"{h.label} ({rt.label} runs on {rt.runs_on_text} only)"
+            for h in found.hardware
+            if not rt.runs_on(h.kind, h.vendor)
         ]
-        self.hardware = [h for h in found.hardware if rt.runs_on(h.kind)]
+        self.hardware = [h for h in found.hardware if rt.runs_on(h.kind, h.vendor)]
         self.scope_note.setText(
             "Each machine runs its own copy (independent servers, no model split across machines): "
             "batch-1 decode and prefill are the fastest machine's, best-batch tokens/s add up over "
