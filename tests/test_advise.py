@@ -12,10 +12,10 @@ import pytest
 from rackplanner.core.advise.goal import Goal, parse_circuit
 from rackplanner.core.advise.search import Advice, advise, pareto
 from rackplanner.core.analysis import analyse
-from rackplanner.core.bom.machine_price import machine_price
 from rackplanner.core.capacity.estimate import estimate, get_model
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
+from rackplanner.core.plan.machine_price import machine_price
 from rackplanner.core.plan.model import Plan
 
 

@@ -102,10 +102,12 @@ def imports_of(package: str, *, anywhere: bool = True) -> set[tuple[str, str]]:
 
 
 # Each package and what it may not import. Core's domains form layers: a lower one never
-# reaches up (catalog < plan < machine < rack; capacity and bom sit on machine).
+# reaches up (catalog < plan < machine < rack; capacity and bom sit on machine; the advisor
+# sits on top of them all and on the analysis entry point).
 FORBIDDEN = {
     "rackplanner.core": (*QT, "rackplanner.draw", "rackplanner.gui", "rackplanner.report", "rackplanner.bench"),
     "rackplanner.core.catalog": (
+        "rackplanner.core.advise",
         "rackplanner.core.plan",
         "rackplanner.core.machine",
         "rackplanner.core.rack",
@@ -114,6 +116,7 @@ FORBIDDEN = {
         "rackplanner.core.analysis",
     ),
     "rackplanner.core.plan": (
+        "rackplanner.core.advise",
         "rackplanner.core.machine",
         "rackplanner.core.rack",
         "rackplanner.core.capacity",
@@ -121,14 +124,25 @@ FORBIDDEN = {
         "rackplanner.core.analysis",
     ),
     "rackplanner.core.machine": (
+        "rackplanner.core.advise",
         "rackplanner.core.rack",
         "rackplanner.core.capacity",
         "rackplanner.core.bom",
         "rackplanner.core.analysis",
     ),
-    "rackplanner.core.rack": ("rackplanner.core.capacity", "rackplanner.core.bom", "rackplanner.core.analysis"),
-    "rackplanner.core.capacity": ("rackplanner.core.rack", "rackplanner.core.bom", "rackplanner.core.analysis"),
-    "rackplanner.core.bom": ("rackplanner.core.capacity", "rackplanner.core.analysis"),
+    "rackplanner.core.rack": (
+        "rackplanner.core.capacity",
+        "rackplanner.core.bom",
+        "rackplanner.core.analysis",
+        "rackplanner.core.advise",
+    ),
+    "rackplanner.core.capacity": (
+        "rackplanner.core.rack",
+        "rackplanner.core.bom",
+        "rackplanner.core.analysis",
+        "rackplanner.core.advise",
+    ),
+    "rackplanner.core.bom": ("rackplanner.core.capacity", "rackplanner.core.analysis", "rackplanner.core.advise"),
     "rackplanner.draw": ("rackplanner.gui", "rackplanner.report", "rackplanner.bench"),
     "rackplanner.report": ("rackplanner.gui", "rackplanner.bench"),
     "rackplanner.gui": ("rackplanner.bench",),

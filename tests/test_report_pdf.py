@@ -14,12 +14,12 @@ import pypdf
 import pytest
 
 from rackplanner.core.bom import build_bom
-from rackplanner.core.bom.machine_price import machine_parts
 from rackplanner.core.capacity.cost import format_ownership
 from rackplanner.core.capacity.fitted import current
 from rackplanner.core.capacity.purchase import ownership_of, purchase_of_machine
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.files import load_plan
+from rackplanner.core.plan.machine_price import machine_parts
 from rackplanner.core.plan.model import Plan, UserPrice
 from rackplanner.core.rack.power import rack_power
 from rackplanner.report import titles

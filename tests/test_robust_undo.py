@@ -28,7 +28,7 @@ from rackplanner.core.catalog.parts import Drive, Gpu, Nic, Pdu
 from rackplanner.core.catalog.prices import PriceQuote
 from rackplanner.core.plan import edits
 from rackplanner.core.plan.files import load_plan, plan_to_json
-from rackplanner.core.plan.model import PartCount, Plan
+from rackplanner.core.plan.model import Machine, PartCount, PlacedCard, Plan
 from rackplanner.core.plan.resolve import board_of
 from rackplanner.gui.document import PlanDocument
 
@@ -147,6 +147,20 @@ class Walker:
                 "cpu_count": rng.choice([1, 2, 2, 2, 9]),
                 "catalog": catalog,
             }
+        if kind == "add_built_machine":
+            # An advised build: a server with GPUs in its bays (one draw in twenty names a part
+            # the catalog lacks, to exercise the refusal).
+            gpu = rng.choice(["a100-80gb-pcie", "rtx-3090", "ghost"] if rng.random() < 0.05 else ["a100-80gb-pcie"])
+            machine = Machine(
+                id="advised",
+                name=self.name() or "Advised",
+                server="sys-4028gr-trt2",
+                cpu="xeon-e5-2680-v4",
+                cpu_count=2,
+                memory=[PartCount(part="ddr4-2400-32gb-rdimm-2rx4", count=8)],
+                cards=[PlacedCard(slot=f"gpu{n}", part=gpu) for n in range(1, rng.randint(1, 8) + 1)],
+            )
+            return {"machine": machine, "catalog": catalog}
         if kind in ("rename_machine", "remove_machine"):
             args: dict[str, Any] = {"machine": self.machine(plan)}
             return {**args, "name": self.name()} if kind == "rename_machine" else args

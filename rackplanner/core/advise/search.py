@@ -18,7 +18,6 @@ from pydantic import BaseModel
 from rackplanner.core.advise.builds import Candidate, server_builds, with_psu, workstation_builds
 from rackplanner.core.advise.goal import RACK_UNITS_FOR_SERVERS, Goal
 from rackplanner.core.analysis import analyse
-from rackplanner.core.bom.machine_price import machine_price
 from rackplanner.core.capacity.cost import Ownership, ownership
 from rackplanner.core.capacity.estimate import Estimate, estimate
 from rackplanner.core.capacity.formats import get_format, weight_bytes
@@ -30,6 +29,7 @@ from rackplanner.core.catalog.parts import Gpu, Server, UnifiedSystem
 from rackplanner.core.errors import InputError
 from rackplanner.core.machine.fit import Finding
 from rackplanner.core.machine.power import machine_power
+from rackplanner.core.plan.machine_price import machine_price
 from rackplanner.core.plan.model import Machine, Plan
 
 # The result lists at most this many builds (the Pareto front is usually far shorter).

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from rackplanner.core.bom.machine_price import machine_price
 from rackplanner.core.capacity.cost import CostSettings, Ownership, ownership
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Cpu, Gpu, UnifiedSystem
 from rackplanner.core.machine.power import machine_power
+from rackplanner.core.plan.machine_price import machine_price
 from rackplanner.core.plan.model import Machine, UserPrice
 
 
