@@ -24,7 +24,7 @@ def _line(bom: Bom, group: str, part: str) -> BomLine:
 
 
 # The home rig's priced lines (see test_home_rig_total_by_hand for each price's file and date).
-HOME_RIG_TOTAL = 699 + 2 * 1499 + 289 + 199.99 + 500 + 40
+HOME_RIG_TOTAL = 699 + 2 * 1499 + 289 + 199.99 + 500 + 40 + 506.52
 
 
 def test_home_rig_total_by_hand(catalog: Catalog) -> None:
@@ -32,14 +32,15 @@ def test_home_rig_total_by_hand(catalog: Catalog) -> None:
     # catalog/prices/prices-2026-11.yaml: ryzen-9-7950x 699 (2022-08-30), rtx-3090 1499 (2020-09-01);
     # catalog/prices/prices-systems-network.yaml: samsung-990-pro-2tb 289 (launch, 2022-11-01);
     # catalog/prices/prices-parts-2026.yaml: fractal-define-7-xl 199.99 and seasonic-prime-tx-1600 500
-    # (street, an October 2025 parts list), nvlink-bridge-3090-4slot 40 (used, eBay, January 2026).
-    # The board and the DIMMs have no price in the catalog.
+    # (street, an October 2025 parts list), nvlink-bridge-3090-4slot 40 (used, eBay, January 2026);
+    # catalog/prices/prices-boards-2026-11.yaml: proart-x670e-creator 506.52 (street, PCPartPicker
+    # data of 2025-03-04). The 48 GB DIMMs have no price in the catalog.
     assert catalog.get("ryzen-9-7950x").price_usd == 699  # type: ignore[union-attr]
     assert catalog.get("rtx-3090").price_usd == 1499  # type: ignore[union-attr]
-    assert bom.totals.total_usd == pytest.approx(HOME_RIG_TOTAL)  # 4,725.99
-    assert bom.totals.unpriced_parts == 2
-    assert bom.totals.unpriced_units == 3  # two 48 GB DIMMs count as two units
-    assert bom.totals.total_text == "$4,725.99 plus 2 parts without a price (3 units)"
+    assert bom.totals.total_usd == pytest.approx(HOME_RIG_TOTAL)  # 5,232.51
+    assert bom.totals.unpriced_parts == 1
+    assert bom.totals.unpriced_units == 2  # two 48 GB DIMMs count as two units
+    assert bom.totals.total_text == "$5,232.51 plus 1 part without a price (2 units)"
     gpu = _line(bom, "home-rig", "rtx-3090")
     assert (gpu.quantity, gpu.extended_price_usd, gpu.price_origin) == (2, 2998, "catalog")
     assert gpu.price_date is not None and gpu.price_date.isoformat() == "2020-09-01"
@@ -47,12 +48,13 @@ def test_home_rig_total_by_hand(catalog: Catalog) -> None:
     # and more than a year old on 2026-11-25.
     assert "launch price $1,499" in gpu.price_source and "chipversus.com" in gpu.price_source
     assert gpu.price_kind == "launch" and gpu.price_stale
-    # CPU, GPUs and SSD (2020-2022), case and PSU (October 2025) are over a year old; the bridge is not.
-    assert bom.totals.stale_parts == 5
+    # CPU, GPUs and SSD (2020-2022), the board (March 2025), case and PSU (October 2025) are over a
+    # year old; the bridge is not.
+    assert bom.totals.stale_parts == 6
     # Not a silent zero: a part without a price has no unit or extended price at all.
-    board = _line(bom, "home-rig", "proart-x670e-creator")
-    assert board.unit_price_usd is None and board.extended_price_usd is None
-    assert format_usd(board.unit_price_usd) == NO_PRICE
+    dimm = _line(bom, "home-rig", "crucial-ddr5-5600-48gb-udimm")
+    assert dimm.unit_price_usd is None and dimm.extended_price_usd is None
+    assert format_usd(dimm.unit_price_usd) == NO_PRICE
     # Unmounted machine: still counted, under machines, with no rack.
     (group,) = bom.machines
     assert group.rack is None and not bom.racks
@@ -138,8 +140,8 @@ def test_csv_header_rows_and_totals(catalog: Catalog) -> None:
     gpu = next(r for r in records if r["part_id"] == "rtx-3090")
     assert (gpu["quantity"], gpu["unit_price_usd"], gpu["extended_price_usd"]) == ("2", "1499.00", "2998.00")
     assert gpu["price_date"] == "2020-09-01" and gpu["price_origin"] == "catalog"
-    board = next(r for r in records if r["part_id"] == "proart-x670e-creator")
-    assert board["unit_price_usd"] == "" and board["price_origin"] == "none"
+    dimm = next(r for r in records if r["part_id"] == "crucial-ddr5-5600-48gb-udimm")
+    assert dimm["unit_price_usd"] == "" and dimm["price_origin"] == "none"
     colo = build_bom(_plan("colo-rack.json", catalog), catalog)
     colo_rows = list(csv.DictReader(io.StringIO(bom_csv(colo))))
     assert {r["group_kind"] for r in colo_rows} == {"machine", "rack"}

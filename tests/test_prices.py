@@ -93,12 +93,13 @@ def test_the_users_prices_win_and_old_ones_are_flagged(catalog: Catalog, tmp_pat
     assert gpu.price_source == "prices.csv row 2 (eBay used)"
     cpu = next(line for line in bom.totals.lines if line.part == "ryzen-9-7950x")
     # The 7950X's launch price (2022-08-30) is more than a year old on 2026-11-25.
-    # With the CPU: the 990 PRO (2022) and the case and PSU (October 2025); the 2026 bridge price is not.
-    assert cpu.price_kind == "launch" and cpu.price_stale and bom.totals.stale_parts == 4
-    # The home rig's catalog total with 2 x 780 for the GPUs; the two unpriced parts are still named,
+    # With the CPU: the 990 PRO (2022), the board (March 2025) and the case and PSU (October 2025);
+    # the 2026 bridge price is not.
+    assert cpu.price_kind == "launch" and cpu.price_stale and bom.totals.stale_parts == 5
+    # The home rig's catalog total with 2 x 780 for the GPUs; the unpriced DIMMs are still named,
     # never summed as zero.
     assert bom.totals.total_usd == pytest.approx(HOME_RIG_TOTAL - 2 * 1499 + 2 * 780)
-    assert bom.totals.total_text == "$3,287.99 plus 2 parts without a price (3 units)"
+    assert bom.totals.total_text == "$3,794.51 plus 1 part without a price (2 units)"
     with pytest.raises(EditRefused, match="parts not in the catalog: no-such-card"):
         edits.import_price_list(
             plan,
@@ -168,14 +169,14 @@ def test_the_pdf_total_follows_the_price_list(qapp: object, catalog: Catalog, tm
     plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
     before = tmp_path / "before.pdf"
     export(plan, catalog, before)
-    # The home rig's catalog total (test_bom.py): 4,725.99.
-    assert flat(page_text(before)).count("$4,725.99") >= 2  # the cover and the whole-plan total
+    # The home rig's catalog total (test_bom.py): 5,232.51.
+    assert flat(page_text(before)).count("$5,232.51") >= 2  # the cover and the whole-plan total
     prices = tmp_path / "prices.csv"
     prices.write_text("part,price,date\nrtx-3090,780,2026-11-20\n", encoding="utf-8")
     priced = edits.import_price_list(plan, quotes=read_price_csv(prices, TODAY), name="prices.csv", catalog=catalog)
     after = tmp_path / "after.pdf"
     export(priced.plan, catalog, after)
     text = flat(page_text(after))
-    # 4,725.99 - 2 x 1,499 + 2 x 780 = 3,287.99: the cover and the whole-plan total say so, and the
+    # 5,232.51 - 2 x 1,499 + 2 x 780 = 3,794.51: the cover and the whole-plan total say so, and the
     # old total is gone.
-    assert text.count("$3,287.99") >= 2 and "$4,725.99" not in text
+    assert text.count("$3,794.51") >= 2 and "$5,232.51" not in text
