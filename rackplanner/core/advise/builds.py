@@ -108,7 +108,12 @@ def _chassis_for(catalog: Catalog, board: Board, gpu: Gpu, allow_used: bool) -> 
     return cheapest(catalog, fits, allow_used)
 
 
-def _gpu_slots(board: Board, gpu: Gpu, count: int) -> list[Slot] | None:
+def _server_gpu_bays(board: Board) -> list[Slot]:
+    """A server's PCIe GPU bays (its other x16 slots are for NICs and storage)."""
+    return [s for s in board.slots if s.kind == "pcie" and (s.bay_width_slots or "gpu" in f"{s.id} {s.label}".lower())]
+
+
+def _gpu_slots(board: Board, gpu: Gpu, count: int, *, server: bool = False) -> list[Slot] | None:
     """``count`` slots for the GPU: SXM/OAM bays for module GPUs, else full-length PCIe
     slots, widest first, skipping openings a card already covers where positions are known."""
     if gpu.form_factor in ("sxm", "oam"):
@@ -117,7 +122,8 @@ def _gpu_slots(board: Board, gpu: Gpu, count: int) -> list[Slot] | None:
         module = sxm_generation_of_gpu(gpu) if gpu.form_factor == "sxm" else None
         bays = [s for s in board.slots if s.kind == "sxm" and module and sxm_generation_of_bay(s) == module]
         return bays[:count] if len(bays) >= count else None
-    x16 = [s for s in board.slots if s.kind == "pcie" and s.physical_lanes >= 16]
+    pool = _server_gpu_bays(board) if server else board.slots
+    x16 = [s for s in pool if s.kind == "pcie" and s.physical_lanes >= 16]
     x16.sort(key=lambda s: (s.position is None, s.position or 0, -(s.electrical_lanes or 0)))
     chosen: list[Slot] = []
     covered_until = -1
@@ -146,7 +152,7 @@ def server_builds(catalog: Catalog, gpu: Gpu, allow_used: bool) -> Iterator[Cand
         for count in GPU_COUNTS:
             if server.max_gpus is not None and count > server.max_gpus:
                 break
-            slots = _gpu_slots(board, gpu, count)
+            slots = _gpu_slots(board, gpu, count, server=True)
             if slots is None or cpu is None:
                 break
             memory = _memory_for(catalog, board, cpu, gpu.vram_gb * count, allow_used)

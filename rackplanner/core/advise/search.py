@@ -127,6 +127,11 @@ class _Judge:
                 self.reject("no catalog PSU is big enough")
                 return None
             machine = fitted
+        if machine.server is not None and any(c.slot.startswith("sxm") for c in machine.cards):
+            # DGX/HGX systems are sold with their GPUs: the price book cannot split them, so a
+            # system price plus GPU prices would count the GPUs twice.
+            self.reject("SXM system sold whole (its price is not split from the GPUs)")
+            return None
         price, unpriced = machine_price(catalog, machine, goal.allow_used)
         if unpriced:
             self.reject("a part has no price")
@@ -193,6 +198,8 @@ class _Judge:
         if goal.users is not None:
             meets = (served or 0) >= goal.users
         warnings = [f.message for f in findings if f.severity == "warning"]
+        if goal.rack_kw is not None and machine is not None and machine.server is None:
+            warnings.insert(0, "a tower or open frame, not a rack server: its rack space (shelves) is not checked")
         layer_note = next((n for n in est.notes if n.startswith("layer split")), None)
         risk = warnings[0] if warnings else (layer_note or "none found")
         cost = ownership(
