@@ -13,6 +13,7 @@ from rackplanner.core.plan import edits
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
 from tests.conftest import EXAMPLES
+from tests.machinefixtures import build
 
 
 def findings_of(plan: Plan, catalog: Catalog) -> dict[str, Finding]:
@@ -104,3 +105,16 @@ def test_a_server_gpu_bay_takes_cards_up_to_its_width(catalog: Catalog) -> None:
     assert [f.slots for f in unknown] == [["gpu3"]] and "not checked" in unknown[0].message
     # Bays are walled off: the wide card covers no neighbour, and no spacing caveat is printed.
     assert not {"slot-covered", "slot-blocked", "spacing-unknown"} & {f.code for f in found}
+
+
+def test_a_passive_card_in_a_tower_needs_forced_airflow(catalog: Catalog) -> None:
+    # The A100 PCIe is passively cooled (catalog gpu.yaml cooling: passive); the RTX 3090 has fans.
+    tower = build(catalog, board="proart-x670e-creator", cards={"pciex16-g5-1": "a100-80gb-pcie"})
+    found = check_machine(tower.machines[0], catalog)
+    passive = [f for f in found if f.code == "passive-cooling"]
+    assert len(passive) == 1 and passive[0].severity == "warning" and passive[0].slots == ["pciex16-g5-1"]
+    fans = build(catalog, board="proart-x670e-creator", cards={"pciex16-g5-1": "rtx-3090"})
+    assert not [f for f in check_machine(fans.machines[0], catalog) if f.code == "passive-cooling"]
+    # In a GPU server the chassis fans push air through it: nothing to say.
+    server = build(catalog, server="sys-4028gr-trt2", cards={"gpu1": "a100-80gb-pcie"})
+    assert not [f for f in check_machine(server.machines[0], catalog) if f.code == "passive-cooling"]

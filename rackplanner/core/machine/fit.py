@@ -98,6 +98,7 @@ def _check_machine(machine: Machine, catalog: Catalog, topology: Topology | None
     _memory(machine, board, catalog, gpus, add)
     if server_of(machine, catalog) is None:
         _power(machine, catalog, gpus, add)
+        _passive_cooling(gpus, add)
     if topology is not None:
         check_nccl(machine, topology, add)
         _link_widths(topology, add)
@@ -126,6 +127,22 @@ def _link_widths(topology: Topology, add: Add) -> None:
             f"direction) instead of {'its' if len(devs) == 1 else 'their'} {first.card_gen}.0 x{first.card_lanes}.",
             slots=[d.slot for d in devs],
             parts=[first.part],
+        )
+
+
+def _passive_cooling(gpus: list[tuple[PlacedCard, Gpu]], add: Add) -> None:
+    """Passively cooled data-centre cards rely on a server's front-to-back airflow (their
+    product briefs specify the airflow they need); a tower's case fans do not provide it."""
+    passive = [(c, g) for c, g in gpus if g.cooling == "passive" and g.form_factor == "pcie"]
+    if passive:
+        model = passive[0][1].model
+        add(
+            "warning",
+            "passive-cooling",
+            f"{model} is passively cooled: it needs a server's forced airflow. In a tower or open frame, "
+            "fit a blower shroud per card or it throttles and overheats.",
+            slots=[c.slot for c, _g in passive],
+            parts=sorted({g.id for _c, g in passive}),
         )
 
 
