@@ -315,6 +315,13 @@ def _add_advise(sub: Any, common: argparse.ArgumentParser) -> None:
     advise.add_argument("--circuit", metavar="120V/15A", help="the wall circuit it runs on (80%% continuous)")
     advise.add_argument("--rack-kw", type=float, metavar="K", help="one rack's power budget in kW")
     advise.add_argument("--runtime", help="llama.cpp, vllm, sglang, tensorrt-llm, mlx (default: by the goal)")
+    advise.add_argument("--gpus", type=int, metavar="N", help="only builds with exactly N GPUs")
+    advise.add_argument(
+        "--kind",
+        action="append",
+        choices=("workstation", "server", "system"),
+        help="only this kind of machine (repeatable): a tower or open frame, a rack server, a unified-memory system",
+    )
     used = advise.add_mutually_exclusive_group()
     used.add_argument("--new-only", action="store_true", help="new parts' prices only")
     used.add_argument("--allow-used", action="store_true", help="used-market prices too (the default)")

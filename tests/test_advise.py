@@ -123,3 +123,17 @@ def test_advise_cli_text_json_and_bad_input() -> None:
     ):
         result = run(*args, *bad)
         assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
+def test_a_four_gpu_workstation_only(catalog: Catalog) -> None:
+    goal = Goal(
+        model=get_model(catalog, "llama-3.1-70b"), format="fp8", tokens_per_s=25, budget_usd=40_000,
+        circuit_v=230, circuit_a=16, runtime="vllm", gpu_count=4, kinds=frozenset({"workstation"}),
+    )  # fmt: skip
+    advice = advise(catalog, goal)
+    assert advice.builds, advice.rejected
+    for build in advice.builds:
+        assert build.machine is not None and build.machine.server is None and build.gpu_count == 4
+        assert build.wall_w is not None and build.wall_w <= 230 * 16 * 0.8
+        # The 120 V check is moot on the 230 V circuit the goal names.
+        assert not any("120 V 15 A" in w for w in build.warnings)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -32,6 +33,9 @@ class Goal(BaseModel):
     rack_kw: float | None = Field(default=None, gt=0, le=1000)
     runtime: str | None = None
     allow_used: bool = True
+    # Only builds with this many GPUs, and only these kinds of machine (None: any).
+    gpu_count: int | None = Field(default=None, ge=1, le=64)
+    kinds: frozenset[Literal["workstation", "server", "system"]] | None = None
     cost: CostSettings = Field(default_factory=CostSettings)
 
     @model_validator(mode="after")

@@ -197,7 +197,12 @@ class _Judge:
         meets = (single or 0) >= goal.tokens_per_s if goal.tokens_per_s is not None else True
         if goal.users is not None:
             meets = (served or 0) >= goal.users
-        warnings = [f.message for f in findings if f.severity == "warning"]
+        # A circuit the user named and the build keeps to makes the default 120 V check moot.
+        circuit_met = goal.circuit_limit_w is not None
+        warnings = [
+            f.message for f in findings if f.severity == "warning" and not (circuit_met and f.code == "wall-circuit")
+        ]
+        warnings += [n for n in est.notes if n.startswith("whether ")]
         if goal.rack_kw is not None and machine is not None and machine.server is None:
             warnings.insert(0, "a tower or open frame, not a rack server: its rack space (shelves) is not checked")
         layer_note = next((n for n in est.notes if n.startswith("layer split")), None)
@@ -277,8 +282,15 @@ def _candidates(catalog: Catalog, judge: _Judge) -> Iterator[Candidate]:
             continue
         # Weights alone must fit the GPUs' memory; the budget must cover the GPUs alone.
         gpu_gb = gpu.vram_gb * 1.073741824
-        for source in (server_builds(catalog, gpu, goal.allow_used), workstation_builds(catalog, gpu, goal.allow_used)):
+        sources = []
+        if goal.kinds is None or "server" in goal.kinds:
+            sources.append(server_builds(catalog, gpu, goal.allow_used))
+        if goal.kinds is None or "workstation" in goal.kinds:
+            sources.append(workstation_builds(catalog, gpu, goal.allow_used))
+        for source in sources:
             for cand in source:
+                if goal.gpu_count is not None and cand.gpu_count != goal.gpu_count:
+                    continue
                 if cand.gpu_count * gpu_gb < judge.weights_gb:
                     judge.reject("model does not fit")
                     continue
@@ -314,7 +326,8 @@ def advise(catalog: Catalog, goal: Goal) -> Advice:
         )
         if build is not None:
             builds.append(build)
-    for system in catalog.of_kind(UnifiedSystem):
+    systems = goal.gpu_count is None and (goal.kinds is None or "system" in goal.kinds)
+    for system in catalog.of_kind(UnifiedSystem) if systems else []:
         considered += 1
         build = judge.judge_system(system)
         if build is not None:

@@ -38,6 +38,8 @@ ADVISE_OPTIONS = (
     "utilisation",
     "years",
     "cloud_usd_per_gpu_hour",
+    "gpus",
+    "kind",
     "save",
     "pick",
     "json",
@@ -64,6 +66,8 @@ def build_goal(
     utilisation: float | None = None,
     years: float | None = None,
     cloud_usd_per_gpu_hour: float | None = None,
+    gpus: int | None = None,
+    kind: list[str] | None = None,
 ) -> Goal:
     """The goal the options describe; InputError naming the option that cannot be right."""
     llm = resolve_model(catalog, model=model, config=config, hf=hf)
@@ -95,6 +99,8 @@ def build_goal(
             runtime=runtime,
             allow_used=not new_only,
             cost=cost,
+            gpu_count=gpus,
+            kinds=frozenset(kind) if kind else None,
         )
     except ValidationError as exc:
         raise InputError(f"advise: {describe_validation_error(exc)}") from None

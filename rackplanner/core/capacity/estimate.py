@@ -25,7 +25,7 @@ from rackplanner.core.capacity.speed import (
     prefill_tokens_per_s,
     requests_per_s,
 )
-from rackplanner.core.capacity.support import unsupported
+from rackplanner.core.capacity.support import support_unknown, unsupported
 from rackplanner.core.capacity.training import TrainingLimits, training_limits
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
@@ -122,11 +122,14 @@ def estimate(
     refusal = unsupported(rt, fmt, hw)
     if refusal is not None:
         raise InputError(refusal)
+    unchecked = support_unknown(rt, fmt, hw)
     kv_bytes = kv_element_bytes(kv_cache)
     fit = memory_fit(
         model, fmt, hw, rt, batch=batch, context=context, kv_bytes_per_value=kv_bytes, gpu_layers=gpu_layers
     )
     notes.extend(fit.notes)
+    if unchecked is not None:
+        notes.append(unchecked)
     speeds = _speeds(
         model,
         fmt,

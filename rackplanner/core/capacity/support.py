@@ -49,3 +49,14 @@ def unsupported(runtime: Runtime, fmt: WeightFormat, hw: Hardware) -> str | None
                 f"{hw.label} ({hw.arch}) is {cc:g}: choose another format"
             )
     return None
+
+
+def support_unknown(runtime: Runtime, fmt: WeightFormat, hw: Hardware) -> str | None:
+    """A note when whether ``runtime`` runs ``fmt`` on ``hw`` is not checked (not an NVIDIA GPU)."""
+    quantized = fmt.family in ("fp8", "int", "fp4", "nf4") or fmt.id.startswith(("awq-", "gptq-"))
+    if runtime_class(runtime.id) != "server" or hw.kind != "gpu" or hw.vendor == "nvidia" or not quantized:
+        return None
+    return (
+        f"whether {runtime.label} runs {fmt.label} on {hw.arch} GPUs is not checked "
+        "(the catalog's support table covers NVIDIA GPUs only)"
+    )
