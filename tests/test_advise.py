@@ -11,6 +11,7 @@ import pytest
 
 from rackplanner.core.advise.goal import Goal, parse_circuit
 from rackplanner.core.advise.search import Advice, advise, pareto
+from rackplanner.core.advise.text import advised_plan
 from rackplanner.core.analysis import analyse
 from rackplanner.core.capacity.estimate import estimate, get_model
 from rackplanner.core.catalog.loading import Catalog
@@ -137,3 +138,44 @@ def test_a_four_gpu_workstation_only(catalog: Catalog) -> None:
         assert build.wall_w is not None and build.wall_w <= 230 * 16 * 0.8
         # The 120 V check is moot on the 230 V circuit the goal names.
         assert not any("120 V 15 A" in w for w in build.warnings)
+
+
+README_EXAMPLES = {
+    # The three worked examples of the README's "Build advice".
+    "home rig": dict(
+        model="llama-3.3-70b", format="q4_k_m", context=8192, tokens_per_s=10, budget_usd=6000,
+        circuit_v=120, circuit_a=15,
+    ),
+    "4-GPU workstation": dict(
+        model="llama-3.1-70b", format="fp8", runtime="vllm", tokens_per_s=25, budget_usd=20000,
+        circuit_v=230, circuit_a=16, gpu_count=4, kinds=frozenset({"workstation"}),
+    ),
+    "colo rack": dict(
+        model="qwen3-32b", format="bf16", users=50, tokens_per_s_per_user=20, rack_kw=17,
+        kinds=frozenset({"server"}),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("example", list(README_EXAMPLES))
+def test_readme_examples_apply_to_plans_that_check_and_meet_the_target(catalog: Catalog, example: str) -> None:
+    values = dict(README_EXAMPLES[example])
+    goal = Goal(model=get_model(catalog, str(values.pop("model"))), **values)  # type: ignore[arg-type]
+    advice = advise(catalog, goal)
+    assert advice.builds and advice.builds[0].meets_target, advice.rejected
+    top = advice.builds[0]
+    assert top.machine is not None
+    plan = advised_plan(top, goal)
+    analysis = analyse(plan, catalog)
+    served = 0
+    for machine in plan.machines:
+        assert not [f for f in analysis.machine_findings(machine) if f.severity == "error"]
+        est = estimate(
+            goal.model, goal.format, analysis.hardware(machine), runtime=top.runtime, context=goal.context,
+            target_tokens_per_s=goal.per_user_tokens_per_s,
+        )  # fmt: skip
+        if goal.tokens_per_s is not None:
+            assert (est.decode_tokens_per_s_batch1 or 0) >= goal.tokens_per_s
+        served += est.concurrent_at_target or 0
+    if goal.users is not None:
+        assert served >= goal.users
