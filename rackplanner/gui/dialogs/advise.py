@@ -36,6 +36,7 @@ from rackplanner.core.capacity.runtime import RUNTIMES
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
 from rackplanner.core.plan import edits
+from rackplanner.gui.docks.capacity.cost_panel import stored_cost_settings
 from rackplanner.gui.document import PlanDocument
 
 # Power limits offered: (label, volts, amps); a rack's kW is its own field.
@@ -188,6 +189,7 @@ class AdviseDialog(QDialog):
             rack_kw=self.rack_kw.value() if self.power.currentIndex() == RACK_CHOICE else None,
             runtime=self.runtime.currentData(),
             allow_used=self.allow_used.isChecked(),
+            cost=stored_cost_settings(),
         )
 
     def search(self) -> Advice | None:

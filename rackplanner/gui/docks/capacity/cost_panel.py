@@ -18,6 +18,18 @@ from rackplanner.core.capacity.purchase import Purchase, ownership_of
 _KEYS = ("cost/cents_per_kwh", "cost/utilisation_percent", "cost/years", "cost/cloud_usd_per_gpu_hour")
 
 
+def stored_cost_settings() -> CostSettings:
+    """The cost settings the capacity dock keeps (its defaults where none is stored)."""
+    stored = QSettings()
+    cloud = float(stored.value(_KEYS[3], 0.0))  # type: ignore[arg-type]
+    return CostSettings(
+        electricity_usd_per_kwh=float(stored.value(_KEYS[0], DEFAULT_USD_PER_KWH * 100)) / 100,  # type: ignore[arg-type]
+        utilisation=int(stored.value(_KEYS[1], 50)) / 100,  # type: ignore[call-overload]
+        amortisation_years=float(stored.value(_KEYS[2], 3.0)),  # type: ignore[arg-type]
+        cloud_usd_per_gpu_hour=cloud or None,
+    )
+
+
 class CostPanel(QGroupBox):
     """Cost of owning the shown machine while it runs the selected model."""
 
