@@ -12,7 +12,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QMimeData, QPoint, QSettings
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings
 from PySide6.QtWidgets import QApplication
 
 from rackplanner.bench.core import EXAMPLES
@@ -164,9 +164,25 @@ def _row_canvas(window: MainWindow) -> RackRowCanvas:
 
 def _look_at(canvas: RackRowCanvas, rack_id: str) -> None:
     """Zoom the row so racks are about 300 px wide and centre the view on one rack."""
-    factor = ROW_SCALE / (canvas.transform().m11() or 1.0)
-    canvas.scale(factor, factor)
+    # Through zoom(), as the wheel does: it ends auto-fit, so a later refit cannot undo it.
+    canvas.zoom(ROW_SCALE / (canvas.transform().m11() or 1.0))
     canvas.centerOn(canvas.racks[rack_id].front.center())
+
+
+def _point_for_u(canvas: RackRowCanvas, data: QMimeData, rack_id: str, u: int, height_u: int) -> QPoint:
+    """A viewport point where a dragged ``height_u`` device lands at ``u``: the device's middle,
+    nudged by whole pixels when rounding to the pixel grid would land it a U lower or higher."""
+    start = canvas.device_point(rack_id, u, "front", height_u=height_u).toPoint()
+    canvas._drag = canvas._begin(data)  # what a drag-enter would set: the device's height
+    try:
+        for dy in (0, -1, 1, -2, 2, -3, 3):
+            point = QPoint(start.x(), start.y() + dy)
+            found = canvas._target(QPointF(point))
+            if found is not None and found[2] == u:
+                return point
+    finally:
+        canvas._drag = None
+    return start
 
 
 def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int, *, only_drop: bool = False) -> None:
@@ -188,12 +204,14 @@ def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int, *, 
         assert rack is not None
         # Another server of the rack each time round the row, so no move repeats an earlier one.
         server = [d.id for d in rack.devices if d.machine][run // len(racks)]
-        _look_at(canvas, target)
+        # The current rack first: choosing it may re-fit the view, which the zoom then overrides.
         doc.set_current_rack(target)
         settle()
+        _look_at(canvas, target)
+        settle()
         # Generated racks are full from U1 to U32: U33-U36 is free for a 4U server.
-        point = canvas.device_point(target, 33, "front", height_u=4).toPoint()
         data = device_mime(source, server)
+        point = _point_for_u(canvas, data, target, 33, 4)
         if not drag_over(canvas, data, point):
             raise RuntimeError(f"moving {server} to {target} U33 was refused")
         settle()  # the drop ghost is on screen before the drop, as during a real drag
