@@ -59,3 +59,21 @@ def test_advise_search_choose_apply_and_undo(qtbot: QtBot, catalog: Catalog, tmp
     window.document.undo_stack.undo()
     assert len(window.document.plan.machines) == before
     dialog.close()
+
+
+def test_a_model_config_is_advised_on(qtbot: QtBot, catalog: Catalog, tmp_path: Path) -> None:
+    window = shown_window(qtbot, tmp_path, catalog, None)
+    dialog = window.advise()
+    qtbot.waitExposed(dialog)
+    config = Path(__file__).parent / "data" / "hf" / "gpt-oss-20b" / "config.json"
+    model = dialog.add_config(config)
+    # gpt-oss-20b ships MXFP4 experts (its quantization_config): the format follows.
+    assert model is not None and dialog.format.currentData() == "mxfp4-bf16"
+    dialog.tok_s.setValue(30)
+    qtbot.mouseClick(dialog.search_button, Qt.MouseButton.LeftButton)
+    assert dialog.goal is not None and dialog.goal.model == model
+    assert dialog.advice is not None and dialog.advice.builds
+    bad = tmp_path / "config.json"
+    bad.write_text("{", encoding="utf-8")
+    assert dialog.add_config(bad) is None and str(bad) in dialog.status.text()
+    dialog.close()

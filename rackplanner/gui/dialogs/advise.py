@@ -7,6 +7,8 @@ machine as one undoable edit.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
@@ -33,6 +36,7 @@ from rackplanner.core.advise.goal import Goal
 from rackplanner.core.advise.search import Advice, Build, advise
 from rackplanner.core.capacity.formats import FORMATS
 from rackplanner.core.capacity.runtime import RUNTIMES
+from rackplanner.core.catalog.hf import load_hf_config
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
 from rackplanner.core.plan import edits
@@ -62,6 +66,8 @@ class AdviseDialog(QDialog):
         self.advice: Advice | None = None
         self.goal: Goal | None = None
         self.applied: str | None = None
+        # Models read from config.json files, by the key their combo entry carries.
+        self._configs: dict[str, LlmModel] = {}
 
         catalog = document.catalog
         self.model = QComboBox()
@@ -109,7 +115,13 @@ class AdviseDialog(QDialog):
         self.search_button.clicked.connect(self.search)
 
         form = QFormLayout()
-        form.addRow("Model", self.model)
+        self.config_button = QPushButton("Model config…")
+        self.config_button.setToolTip("A Hugging Face config.json: its layers, experts and attention layout")
+        self.config_button.clicked.connect(self.choose_config)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(self.config_button)
+        form.addRow("Model", model_row)
         form.addRow("Format", self.format)
         form.addRow("Context", self.context)
         target = QHBoxLayout()
@@ -171,7 +183,8 @@ class AdviseDialog(QDialog):
 
     def goal_from_fields(self) -> Goal:
         catalog = self._document.catalog
-        model = catalog.get_as(str(self.model.currentData()), LlmModel)
+        key = str(self.model.currentData())
+        model = self._configs.get(key) or catalog.get_as(key, LlmModel)
         if model is None:
             raise InputError("choose a model")
         _label, volts, amps = CIRCUITS[self.power.currentIndex()]
@@ -191,6 +204,27 @@ class AdviseDialog(QDialog):
             allow_used=self.allow_used.isChecked(),
             cost=stored_cost_settings(),
         )
+
+    def choose_config(self) -> None:
+        path, _filter = QFileDialog.getOpenFileName(self, "Model config", "", "config.json (*.json)")
+        if path:
+            self.add_config(Path(path))
+
+    def add_config(self, path: Path) -> LlmModel | None:
+        """Read a config.json and choose it as the model (a bad file is said in the status line)."""
+        try:
+            model = load_hf_config(path)
+        except InputError as exc:
+            self.status.setText(str(exc))
+            return None
+        key = f"config:{path}"
+        self._configs[key] = model
+        if self.model.findData(key) < 0:
+            self.model.insertItem(0, f"{model.model} ({path.name})", key)
+        self.model.setCurrentIndex(self.model.findData(key))
+        if model.shipped_format:
+            self.format.setCurrentIndex(self.format.findData(model.shipped_format))
+        return model
 
     def search(self) -> Advice | None:
         """Run the core's search for the goal in the fields and show its front."""
