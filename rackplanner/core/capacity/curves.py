@@ -15,10 +15,12 @@ from pydantic import BaseModel
 
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.estimate import DEFAULT_RUNTIME, TableRow, capacity_table
+from rackplanner.core.capacity.failures import CHECKPOINT_BYTES_PER_PARAM, FailureBudget, failure_budget
 from rackplanner.core.capacity.formats import FORMATS, WeightFormat, get_format
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.capacity.memory import memory_fit
 from rackplanner.core.capacity.runtime import get_runtime
+from rackplanner.core.capacity.shape import total_params
 from rackplanner.core.capacity.speed import SpeedInputs, decode_tokens_per_s
 from rackplanner.core.capacity.training import TrainingLimits, time_to_train_s, training_limits
 from rackplanner.core.catalog.loading import Catalog
@@ -299,6 +301,7 @@ class TrainingPlan(BaseModel):
     tflops_total: float | None
     days: float | None
     interruptions: float | None
+    failures: FailureBudget | None = None
 
 
 def training_plan(
@@ -328,4 +331,5 @@ def training_plan(
         tflops_total=tflops,
         days=days,
         interruptions=limits.interruptions_per_day * days if days is not None else None,
+        failures=failure_budget(gpus, len(gpu_hw), total_params(model) * CHECKPOINT_BYTES_PER_PARAM),
     )

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 from rackplanner.core.capacity.estimate import Estimate, TableRow
+from rackplanner.core.capacity.failures import (
+    CHECKPOINT_BYTES_PER_PARAM,
+    GPUS_PER_HOST,
+    failure_budget,
+    format_failure_budget,
+)
 from rackplanner.core.capacity.fitted import ErrorBand, band_class, current, error_band
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
 from rackplanner.core.capacity.model_shape import format_model_shape
@@ -161,6 +168,12 @@ def format_estimate(est: Estimate) -> str:
             f"  expected interruptions: {t.interruptions_per_day:.4f}/day "
             f"({t.gpu_failures_per_day:.4f} GPU failures/day, Llama 3 rates)"
         )
+        if est.model_shape is not None:
+            hosts = max(1, math.ceil(t.gpus / GPUS_PER_HOST))
+            budget = failure_budget(t.gpus, hosts, est.model_shape.params_b * 1e9 * CHECKPOINT_BYTES_PER_PARAM)
+            lines.append(
+                f"  failure budget ({hosts} host(s) of up to {GPUS_PER_HOST} GPUs): {format_failure_budget(budget)}"
+            )
     for note in [*est.assumptions, *est.notes]:
         lines.append(f"Note: {note}")
     return "\n".join(lines)
