@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.curves import decode_curve, knee_batch, rack_capacity_table, speed_inputs
 from rackplanner.core.capacity.estimate import capacity_table
-from rackplanner.core.capacity.failures import format_failure_budget
+from rackplanner.core.capacity.failures import format_checkpointing
 from rackplanner.core.capacity.fitted import current
 from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.hardware import from_machine
@@ -217,7 +217,7 @@ def test_whole_rack_sums_machines_as_independent_servers(
     assert f"{per_day:.4f} per day" in dock.interruptions.text()
     # Beside it the failure budget of the four hosts: Young/Daly's checkpoint interval and goodput.
     assert training.failures is not None and training.failures.hosts == 4
-    assert format_failure_budget(training.failures) in dock.interruptions.text()
+    assert format_checkpointing(training.failures) in dock.interruptions.text()
     model = catalog.get_as("llama-3.1-8b", LlmModel)
     assert model is not None
     # 16 A100s at 312 dense TFLOP/s (catalog/gpu.yaml), 40% MFU, 10 B tokens.

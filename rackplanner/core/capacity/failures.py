@@ -103,9 +103,13 @@ def format_failure_budget(budget: FailureBudget) -> str:
         if budget.mtbf_hours < 24 * 30
         else f"every {budget.mtbf_hours / 24:,.0f} days"
     )
+    return f"{budget.interruptions_per_day:,.3g} interruptions a day (one {every}); {format_checkpointing(budget)}"
+
+
+def format_checkpointing(budget: FailureBudget) -> str:
+    """ "checkpoint every 4.1 min (...); goodput 92.4% with a 10-minute restart."."""
     return (
-        f"{budget.interruptions_per_day:,.3g} interruptions a day (one {every}); checkpoint every "
-        f"{budget.checkpoint_interval_s / 60:,.1f} min ({budget.checkpoint_s:,.1f} s each at "
+        f"checkpoint every {budget.checkpoint_interval_s / 60:,.1f} min ({budget.checkpoint_s:,.1f} s each at "
         f"{budget.storage_tb_s * 1000:,.0f} GB/s, Young/Daly); goodput {budget.goodput:.1%} with a "
         f"{budget.restart_s / 60:g}-minute restart."
     )

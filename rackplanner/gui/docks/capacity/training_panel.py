@@ -23,7 +23,7 @@ from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.curves import (
     TrainingPlan,
 )
-from rackplanner.core.capacity.failures import format_failure_budget
+from rackplanner.core.capacity.failures import format_checkpointing
 from rackplanner.core.capacity.training import LORA_RANK, Method
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.gui.docks.live import fit_table_height, wrapped_label
@@ -143,9 +143,9 @@ class TrainingPanel(QGroupBox):
         else:
             self.train_time.setText("No time: the catalog gives no TFLOP/s for these GPUs.")
         run = f"; about {plan.interruptions:,.2f} over this run" if plan.interruptions is not None else ""
-        budget = format_failure_budget(plan.failures) if plan.failures else ""
+        budget = f"Failure budget: {format_checkpointing(plan.failures)}" if plan.failures else ""
         self.interruptions.setText(
             f"Expected interruptions: {limits.interruptions_per_day:.4f} per day "
             f"({limits.gpu_failures_per_day:.4f} GPU failures){run}, at the Llama 3 run's rates "
-            f"({k.LLAMA3_INTERRUPTIONS} in {k.LLAMA3_DAYS} days on {k.LLAMA3_GPUS:,} GPUs). {budget}"
+            f"({k.LLAMA3_INTERRUPTIONS} in {k.LLAMA3_DAYS} days on {k.LLAMA3_GPUS:,} GPUs).\n{budget}"
         )
