@@ -120,7 +120,9 @@ def test_advise_cli_text_json_and_bad_input() -> None:
     for bad, message in (
         (["--circuit", "120/15"], "--circuit '120/15': write volts and amps as 120V/15A"),
         (["--tok-s-per-user", "5"], "--tok-s-per-user goes with --users"),
-        (["--utilisation", "2"], "utilisation"),
+        (["--utilisation", "2"], "--utilisation: Input should be less than or equal to 1"),
+        (["--tok-s", "nan"], "--tok-s: Input should be"),
+        (["--gpus", "0"], "--gpus: Input should be greater than or equal to 1"),
     ):
         result = run(*args, *bad)
         assert result.returncode == 2 and message in result.stderr, result.stderr

@@ -46,6 +46,22 @@ ADVISE_OPTIONS = (
 )
 
 
+# The option each goal field comes from, so a refusal names what the user typed.
+OPTION_OF_FIELD = {
+    "budget_usd": "--budget",
+    "users": "--users",
+    "context": "--context",
+    "tokens_per_s": "--tok-s",
+    "tokens_per_s_per_user": "--tok-s-per-user",
+    "rack_kw": "--rack-kw",
+    "gpu_count": "--gpus",
+    "electricity_usd_per_kwh": "--usd-per-kwh",
+    "utilisation": "--utilisation",
+    "amortisation_years": "--years",
+    "cloud_usd_per_gpu_hour": "--cloud-usd-per-gpu-hour",
+}
+
+
 def build_goal(
     catalog: Catalog,
     *,
@@ -103,7 +119,9 @@ def build_goal(
             kinds=frozenset(kind) if kind else None,
         )
     except ValidationError as exc:
-        raise InputError(f"advise: {describe_validation_error(exc)}") from None
+        text = describe_validation_error(exc)
+        field = text.split(":", 1)[0]
+        raise InputError(OPTION_OF_FIELD[field] + text[len(field) :] if field in OPTION_OF_FIELD else text) from None
 
 
 def _speed(build: Build, goal: Goal) -> str:
