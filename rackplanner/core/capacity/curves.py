@@ -21,7 +21,7 @@ from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.capacity.memory import memory_fit
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.shape import total_params
-from rackplanner.core.capacity.speed import SpeedInputs, decode_tokens_per_s
+from rackplanner.core.capacity.speed import SpeedInputs, decode_tokens_per_s, peak_tflops
 from rackplanner.core.capacity.training import TrainingLimits, time_to_train_s, training_limits
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
@@ -137,8 +137,10 @@ def decode_curve(
     s, ctx, memory_batch = found
     batches = list(range(1, max_batch + 1))
     ratio = None
-    if hw.tflops_per_device and hw.mem_bw_gbs_per_device:
-        ratio = hw.tflops_per_device * 1e12 / (hw.mem_bw_gbs_per_device * k.GB)
+    # The spec-sheet ridge of the peak this format runs at (INT8 for llama.cpp's quantized types).
+    peak = peak_tflops(hw, fmt, s.runtime)
+    if peak and hw.mem_bw_gbs_per_device:
+        ratio = peak * 1e12 / (hw.mem_bw_gbs_per_device * k.GB)
     finite = s.flops_per_s != float("inf")
     return BatchCurve(
         model=model.id,

@@ -32,11 +32,18 @@ from rackplanner.core.catalog.llm_shape import attention_span_tokens, moe_layer_
 from rackplanner.core.catalog.parts import LlmModel
 
 
-def _peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | None:
+def peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | None:
     """The tensor peak prefill runs at: FP8 where the weights and activations are FP8 and a
-    server runtime runs FP8 GEMMs (vLLM, TensorRT-LLM, SGLang), else dense FP16."""
+    server runtime runs FP8 GEMMs (vLLM, TensorRT-LLM, SGLang), INT8 for llama.cpp's quantized
+    GGUF types on GPUs, else dense FP16."""
     if fmt.family == "fp8" and runtime.split != "layer" and hw.fp8_tflops_per_device:
         return hw.fp8_tflops_per_device
+    # llama.cpp multiplies quantized weights by activations quantized to q8_1 as INT8 x INT8
+    # (MMQ: int8 tensor-core MMA, DP4A before tensor cores; ggml-cuda/mmq.cuh, block_q8_1_mmq), so
+    # its prompt speed follows the INT8 rate where the catalog has one (GeForce cards' FP16 figure
+    # is the half-rate FP32-accumulate one, their INT8 is not halved).
+    if fmt.family == "gguf" and runtime.split == "layer" and hw.kind == "gpu" and hw.int8_tops_per_device:
+        return hw.int8_tops_per_device
     return hw.tflops_per_device
 
 
@@ -96,7 +103,7 @@ class SpeedInputs:
         mem = decode_eff * hw.mem_bw_gbs_per_device * k.GB * parallel
         host_eff = host_efficiency(cal)
         host = host_eff * (hw.host_bw_gbs or 0.0) * k.GB
-        tflops = _peak_tflops(hw, fmt, runtime)
+        tflops = peak_tflops(hw, fmt, runtime)
         prefill_eff, prefill_class = prefill_efficiency(cal, hw, runtime.id)
         flops = prefill_eff * tflops * 1e12 * parallel if tflops else float("inf")
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
