@@ -10,6 +10,7 @@ import pytest
 
 from rackplanner.core.bom import CSV_COLUMNS, NO_PRICE, Bom, BomLine, bom_csv, build_bom, format_usd
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan import edits
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import PartCount, Plan, UserPrice
 from tests.conftest import EXAMPLES
@@ -146,3 +147,22 @@ def test_csv_header_rows_and_totals(catalog: Catalog) -> None:
     colo_rows = list(csv.DictReader(io.StringIO(bom_csv(colo))))
     assert {r["group_kind"] for r in colo_rows} == {"machine", "rack"}
     assert sum(int(r["quantity"]) for r in colo_rows) == 85
+
+
+def test_a_dgx_price_covers_its_gpus(catalog: Catalog) -> None:
+    # catalog/prices: the DGX H100 at $375,000 for the whole system (Viperatech, 2025-03-03, via
+    # Epoch AI's hardware prices), which includes its eight H100 SXM5 GPUs.
+    plan = edits.add_machine(Plan(name="dgx"), name="DGX", server="nvidia-dgx-h100", catalog=catalog).plan
+    for n in range(1, 9):
+        plan = edits.place_card(plan, machine="dgx", slot=f"sxm{n}", part="h100-sxm", catalog=catalog).plan
+    bom = build_bom(plan, catalog, today=date(2026, 11, 25))
+    gpus = _line(bom, "dgx", "h100-sxm")
+    assert (gpus.quantity, gpus.unit_price_usd, gpus.extended_price_usd) == (8, 0.0, 0.0)
+    assert gpus.price_origin == "included" and "DGX H100" in gpus.price_source
+    assert bom.totals.total_usd == pytest.approx(375_000)
+    # With the user's own quote for the system, what it covers is unknown: the GPUs are priced.
+    quoted = plan.model_copy(update={"user_prices": {"nvidia-dgx-h100": UserPrice(price_usd=300_000)}})
+    gpu_quote = catalog.price_of("h100-sxm")
+    assert gpu_quote is not None
+    totals = build_bom(quoted, catalog, today=date(2026, 11, 25)).totals
+    assert totals.total_usd == pytest.approx(300_000 + 8 * gpu_quote.price_usd)

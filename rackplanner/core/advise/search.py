@@ -128,10 +128,12 @@ class _Judge:
                 return None
             machine = fitted
         if machine.server is not None and any(c.slot.startswith("sxm") for c in machine.cards):
-            # DGX/HGX systems are sold with their GPUs: the price book cannot split them, so a
-            # system price plus GPU prices would count the GPUs twice.
-            self.reject("SXM system sold whole (its price is not split from the GPUs)")
-            return None
+            # DGX/HGX systems are sold with their GPUs: only a system price that says it covers
+            # them (its quote's includes) can be used, else the GPUs would be counted twice.
+            quote = catalog.price_of(machine.server)
+            if quote is None or not any(c.part in quote.includes for c in machine.cards):
+                self.reject("SXM system sold whole (its price does not say it covers the GPUs)")
+                return None
         price, unpriced = machine_price(catalog, machine, goal.allow_used)
         if unpriced:
             self.reject("a part has no price")

@@ -94,11 +94,53 @@ def _machine_group(machine: Machine, rack: str | None, plan: Plan, catalog: Cata
         counts[card.part] += 1
     for bridge in machine.bridges:
         counts[bridge.part] += 1
+    included = _included(machine, counts, plan, catalog)
     lines = [
         _line(machine.id, machine.name, part, n, plan, catalog, today, notes.get(part, ""))
         for part, n in counts.items()
+        if n > 0
+    ]
+    lines += [
+        _included_line(machine.id, machine.name, part, n, catalog, machine.server) for part, n in included.items()
     ]
     return _group("machine", machine.id, machine.name, lines, rack=rack)
+
+
+def _included(machine: Machine, counts: Counter[str], plan: Plan, catalog: Catalog) -> Counter[str]:
+    """Parts the server's own price covers (its price book quote's ``includes``), moved out of ``counts``."""
+    included: Counter[str] = Counter()
+    if not machine.server or machine.server in plan.user_prices:
+        return included  # a user's quote says nothing of what it covers
+    quote = catalog.price_of(machine.server)
+    for part, per_unit in (quote.includes if quote else {}).items():
+        n = min(counts[part], per_unit * counts[machine.server])
+        if n > 0:
+            counts[part] -= n
+            included[part] += n
+    return included
+
+
+def _included_line(
+    group: str, group_name: str, part_id: str, quantity: int, catalog: Catalog, server: str | None
+) -> BomLine:
+    part, system = catalog.get(part_id), catalog.get(server or "")
+    where = system.model if system else server
+    return BomLine(
+        group=group,
+        group_name=group_name,
+        category=part.kind if part else "unknown",
+        part=part_id,
+        vendor=part.vendor if part else "",
+        model=part.model if part else part_id,
+        quantity=quantity,
+        unit_price_usd=0.0,
+        extended_price_usd=0.0,
+        price_date=None,
+        price_origin="included",
+        price_source=f"in the price of {where}",
+        price_kind="included",
+        note=f"included in the {where} price",
+    )
 
 
 def _server_note(board: str, chassis: str, psu: str, psu_count: int, catalog: Catalog) -> str:
@@ -200,13 +242,21 @@ def _price(
 
 def _totals(groups: list[BomGroup], plan: Plan, catalog: Catalog, today: date) -> BomTotals:
     counts: Counter[str] = Counter()
+    included: dict[str, tuple[int, str]] = {}
     for group in groups:
         for line in group.lines:
-            counts[line.part] += line.quantity
-    lines = sorted(
-        (_line("plan", plan.name, part, n, plan, catalog, today) for part, n in counts.items()),
-        key=_line_order,
-    )
+            if line.price_origin == "included":
+                n, source = included.get(line.part, (0, line.price_source))
+                included[line.part] = (n + line.quantity, source)
+            else:
+                counts[line.part] += line.quantity
+    lines = [_line("plan", plan.name, part, n, plan, catalog, today) for part, n in counts.items()]
+    for part, (n, source) in included.items():
+        line = _included_line("plan", plan.name, part, n, catalog, None)
+        lines.append(
+            line.model_copy(update={"price_source": source, "note": source.replace("in the price of", "included in")})
+        )
+    lines.sort(key=_line_order)
     unpriced = [line for line in lines if not line.priced]
     return BomTotals(
         lines=lines,

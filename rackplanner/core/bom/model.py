@@ -11,7 +11,8 @@ CURRENCY = "USD"
 NO_PRICE = "no price"
 
 
-PriceOrigin = Literal["catalog", "override", "none"]
+# "included": counted in another line's price (a DGX system's GPUs in the system's price).
+PriceOrigin = Literal["catalog", "override", "none", "included"]
 
 
 class BomLine(BaseModel):

@@ -38,6 +38,9 @@ class PriceQuote(Frozen):
     kind: PriceKind
     source: str = Field(min_length=1, max_length=2000)
     note: str = Field(default="", max_length=2000)
+    # Parts this price already covers, with their count per unit bought (a DGX system's GPUs):
+    # the bill of materials lists them at no further cost.
+    includes: dict[KebabId, int] = Field(default_factory=dict, max_length=64)
 
     def age_days(self, today: date) -> int:
         return (today - self.price_date).days

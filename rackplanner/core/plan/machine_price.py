@@ -1,4 +1,5 @@
-"""What a machine costs from the price book: every part it names, times its count."""
+"""What a machine costs from the price book: every part it names, times its count, less what
+a system's price already covers (its quote's ``includes``), as in the bill of materials."""
 
 from __future__ import annotations
 
@@ -32,7 +33,18 @@ def machine_price(
     own prices (``user_prices``) come before the price book's, as in the bill of materials."""
     total = 0.0
     unpriced: list[str] = []
+    # Parts the server's price book quote covers (a DGX's GPUs) cost nothing more; a user's own
+    # quote for the server says nothing of what it covers.
+    covered: dict[str, int] = {}
+    server_quote = catalog.price_of(machine.server) if machine.server else None
+    if server_quote is not None and machine.server not in (user_prices or {}):
+        covered = dict(server_quote.includes)
     for part, count in machine_parts(machine):
+        free = min(count, covered.get(part, 0))
+        covered[part] = covered.get(part, 0) - free
+        count -= free
+        if count == 0:
+            continue
         mine = (user_prices or {}).get(part)
         if mine is not None:
             total += mine.price_usd * count
