@@ -160,6 +160,7 @@ def test_a_dgx_price_covers_its_gpus(catalog: Catalog) -> None:
     assert (gpus.quantity, gpus.unit_price_usd, gpus.extended_price_usd) == (8, 0.0, 0.0)
     assert gpus.price_origin == "included" and "DGX H100" in gpus.price_source
     assert bom.totals.total_usd == pytest.approx(375_000)
+    assert bom_csv(bom).count(",included,") == 2  # the machine's line and the plan's
     # With the user's own quote for the system, what it covers is unknown: the GPUs are priced.
     quoted = plan.model_copy(update={"user_prices": {"nvidia-dgx-h100": UserPrice(price_usd=300_000)}})
     gpu_quote = catalog.price_of("h100-sxm")

@@ -287,3 +287,18 @@ def test_findings_said_once_for_identical_servers(qapp: object, catalog: Catalog
     assert findings_text.count("A100 80GB PCIe in GPU slot 1") == 1
     # The Where cell wraps inside its column ("GPU 1, GPU 2, GPU" / "3 and GPU 4").
     assert findings_text.count("3 and GPU 4") == 4 and "GPU 1, GPU 2, GPU" in findings_text
+
+
+@needs_pdftotext
+def test_gpus_in_a_system_price_read_as_included(qapp: object, catalog: Catalog, tmp_path: Path) -> None:
+    from rackplanner.core.plan import edits
+
+    plan = edits.add_machine(Plan(name="dgx"), name="DGX", server="nvidia-dgx-h100", catalog=catalog).plan
+    for n in range(1, 9):
+        plan = edits.place_card(plan, machine="dgx", slot=f"sxm{n}", part="h100-sxm", catalog=catalog).plan
+    path = tmp_path / "dgx.pdf"
+    export(plan, catalog, path)
+    text = flat(page_text(path))
+    # catalog/prices: $375,000 for the whole DGX H100, its eight H100s included (test_bom.py).
+    assert "in the system's price" in text and "[0]" not in text
+    assert "$375,000.00" in text

@@ -82,6 +82,8 @@ def _bom_row(line: BomLine, refs: dict[str, int]) -> Row:
     source = ""
     if line.overridden:
         source = "your price"
+    elif line.price_origin == "included":
+        source = "in the system's price"
     elif line.price_source:
         kind = f"{line.price_kind} " if line.price_kind and line.price_kind != "catalog entry" else ""
         source = f"{kind}[{refs.get(line.price_source, 0)}] {_short_source(line.price_source)}"
