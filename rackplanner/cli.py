@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     power.add_argument("plan", type=Path)
     power.add_argument("--rack", metavar="ID", help="only this rack (id or name)")
+    power.add_argument(
+        "--hall-kw", type=float, metavar="K", help="the hall's power budget: row and hall totals are checked against it"
+    )
     power.add_argument("--json", action="store_true", help="machine-readable output")
 
     netbox = sub.add_parser(
@@ -384,7 +387,7 @@ def _dispatch(args: argparse.Namespace, catalog: Catalog, commands: ModuleType) 
             commands.topo(args.plan, catalog, args.machine, as_json=args.json, compare=args.compare, lspci=args.lspci)
         )
     if args.command == "power":
-        return int(commands.power(args.plan, catalog, args.rack, as_json=args.json))
+        return int(commands.power(args.plan, catalog, args.rack, as_json=args.json, hall_kw=args.hall_kw))
     if args.command == "import-netbox":
         return int(commands.import_netbox(args, catalog))
     if args.command == "import-netbox-export":

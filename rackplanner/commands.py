@@ -100,7 +100,11 @@ def topo(
     return 0
 
 
-def power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool) -> int:
+def power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool, hall_kw: float | None = None) -> int:
+    from rackplanner.core.rack.hall import format_hall, hall_power
+
+    if hall_kw is not None and not 0 < hall_kw <= 1e7:  # also refuses nan and inf
+        raise InputError(f"--hall-kw must be more than 0 and at most 10,000,000 (got {hall_kw})")
     plan = load_plan(path, catalog)
     racks = [r for r in plan.racks if rack_name is None or rack_name in (r.id, r.name)]
     if rack_name is not None and not racks:
@@ -109,15 +113,20 @@ def power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool)
     analysis = analyse(plan, catalog)
     reports = [analysis.rack(r.id) for r in racks]
     fabrics = analysis.fabrics()
+    hall = hall_power(plan, catalog, {r.id: analysis.rack_power(r.id) for r in plan.racks}, hall_kw)
     if as_json:
         data = {
             "file": str(path),
             "racks": [r.model_dump(mode="json") for r in reports],
             "fabrics": [f.model_dump(mode="json") for f in fabrics],
+            "hall": hall.model_dump(mode="json"),
         }
         print(strict_json(data))
     else:
-        print(format_power(catalog, reports, fabrics), end="")
+        text = format_power(catalog, reports, fabrics)
+        if plan.racks:
+            text += "\n".join(format_hall(hall)) + "\n"
+        print(text, end="")
     return 0
 
 
