@@ -26,6 +26,7 @@ from rackplanner.core.bom.model import Bom, BomGroup, BomLine, BomTotals, PriceO
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Part
 from rackplanner.core.catalog.prices import STALE_AFTER_DAYS
+from rackplanner.core.plan.machine_price import covered_by_server
 from rackplanner.core.plan.model import Machine, Plan, Rack
 from rackplanner.core.plan.resolve import server_of
 
@@ -100,47 +101,52 @@ def _machine_group(machine: Machine, rack: str | None, plan: Plan, catalog: Cata
         for part, n in counts.items()
         if n > 0
     ]
+    system = server.model if server else machine.server
     lines += [
-        _included_line(machine.id, machine.name, part, n, catalog, machine.server) for part, n in included.items()
+        _included_line(machine.id, machine.name, part, n, catalog, f"in the price of {system}")
+        for part, n in included.items()
     ]
     return _group("machine", machine.id, machine.name, lines, rack=rack)
 
 
 def _included(machine: Machine, counts: Counter[str], plan: Plan, catalog: Catalog) -> Counter[str]:
-    """Parts the server's own price covers (its price book quote's ``includes``), moved out of ``counts``."""
+    """Parts the server's own price covers, moved out of ``counts``."""
     included: Counter[str] = Counter()
-    if not machine.server or machine.server in plan.user_prices:
-        return included  # a user's quote says nothing of what it covers
-    quote = catalog.price_of(machine.server)
-    for part, per_unit in (quote.includes if quote else {}).items():
-        n = min(counts[part], per_unit * counts[machine.server])
+    covered = covered_by_server(machine, catalog, plan.user_prices, servers=counts[machine.server or ""])
+    for part, most in covered.items():
+        n = min(counts[part], most)
         if n > 0:
             counts[part] -= n
             included[part] += n
     return included
 
 
-def _included_line(
-    group: str, group_name: str, part_id: str, quantity: int, catalog: Catalog, server: str | None
-) -> BomLine:
-    part, system = catalog.get(part_id), catalog.get(server or "")
-    where = system.model if system else server
+def _included_line(group: str, group_name: str, part_id: str, quantity: int, catalog: Catalog, source: str) -> BomLine:
+    """``quantity`` of a part at no cost of its own; ``source`` says whose price covers it."""
     return BomLine(
         group=group,
         group_name=group_name,
-        category=part.kind if part else "unknown",
-        part=part_id,
-        vendor=part.vendor if part else "",
-        model=part.model if part else part_id,
+        **_described(part_id, catalog),
         quantity=quantity,
         unit_price_usd=0.0,
         extended_price_usd=0.0,
         price_date=None,
         price_origin="included",
-        price_source=f"in the price of {where}",
+        price_source=source,
         price_kind="included",
-        note=f"included in the {where} price",
+        note=f"included {source}",
     )
+
+
+def _described(part_id: str, catalog: Catalog) -> dict[str, str]:
+    """A line's category, part id, vendor and model from the catalog (the id alone if unknown)."""
+    part = catalog.get(part_id)
+    return {
+        "category": part.kind if part else "unknown",
+        "part": part_id,
+        "vendor": part.vendor if part else "",
+        "model": part.model if part else part_id,
+    }
 
 
 def _server_note(board: str, chassis: str, psu: str, psu_count: int, catalog: Catalog) -> str:
@@ -204,10 +210,7 @@ def _line(
     return BomLine(
         group=group,
         group_name=group_name,
-        category=part.kind if part else "unknown",
-        part=part_id,
-        vendor=part.vendor if part else "",
-        model=part.model if part else part_id,
+        **_described(part_id, catalog),
         quantity=quantity,
         unit_price_usd=unit,
         extended_price_usd=None if unit is None else unit * quantity,
@@ -251,11 +254,7 @@ def _totals(groups: list[BomGroup], plan: Plan, catalog: Catalog, today: date) -
             else:
                 counts[line.part] += line.quantity
     lines = [_line("plan", plan.name, part, n, plan, catalog, today) for part, n in counts.items()]
-    for part, (n, source) in included.items():
-        line = _included_line("plan", plan.name, part, n, catalog, None)
-        lines.append(
-            line.model_copy(update={"price_source": source, "note": source.replace("in the price of", "included in")})
-        )
+    lines += [_included_line("plan", plan.name, part, n, catalog, source) for part, (n, source) in included.items()]
     lines.sort(key=_line_order)
     unpriced = [line for line in lines if not line.priced]
     return BomTotals(

@@ -23,6 +23,18 @@ def machine_parts(machine: Machine) -> list[tuple[str, int]]:
     return parts
 
 
+def covered_by_server(
+    machine: Machine, catalog: Catalog, user_prices: Mapping[str, UserPrice] | None = None, servers: int = 1
+) -> dict[str, int]:
+    """Parts (and how many) the price of ``machine``'s server already covers: its price book
+    quote's ``includes`` (a DGX's GPUs), for ``servers`` of them. A user's own quote for the
+    server says nothing of what it covers, so then nothing is."""
+    if machine.server is None or machine.server in (user_prices or {}):
+        return {}
+    quote = catalog.price_of(machine.server)
+    return {part: n * servers for part, n in quote.includes.items()} if quote else {}
+
+
 def machine_price(
     catalog: Catalog,
     machine: Machine,
@@ -33,12 +45,7 @@ def machine_price(
     own prices (``user_prices``) come before the price book's, as in the bill of materials."""
     total = 0.0
     unpriced: list[str] = []
-    # Parts the server's price book quote covers (a DGX's GPUs) cost nothing more; a user's own
-    # quote for the server says nothing of what it covers.
-    covered: dict[str, int] = {}
-    server_quote = catalog.price_of(machine.server) if machine.server else None
-    if server_quote is not None and machine.server not in (user_prices or {}):
-        covered = dict(server_quote.includes)
+    covered = covered_by_server(machine, catalog, user_prices)
     for part, count in machine_parts(machine):
         free = min(count, covered.get(part, 0))
         covered[part] = covered.get(part, 0) - free
