@@ -138,8 +138,28 @@ def _gpu_slots(board: Board, gpu: Gpu, count: int, *, server: bool = False) -> l
     return None
 
 
-def _cards(slots: list[Slot], gpu: Gpu) -> list[PlacedCard]:
-    return [PlacedCard(slot=s.id, part=gpu.id) for s in slots]
+def _machine(
+    catalog: Catalog,
+    name: str,
+    on: Board,
+    cpu: Cpu,
+    gpu: Gpu,
+    slots: list[Slot],
+    allow_used: bool,
+    **platform: str | None,
+) -> Machine:
+    """``gpu`` in ``slots`` of board ``on`` with its CPUs and memory; ``platform`` names the
+    server, or the board and case."""
+    memory = _memory_for(catalog, on, cpu, gpu.vram_gb * len(slots), allow_used)
+    return Machine(
+        id="advised",
+        name=name,
+        cpu=cpu.id,
+        cpu_count=on.sockets,
+        memory=[memory] if memory else [],
+        cards=[PlacedCard(slot=s.id, part=gpu.id) for s in slots],
+        **platform,
+    )
 
 
 def server_builds(catalog: Catalog, gpu: Gpu, allow_used: bool) -> Iterator[Candidate]:
@@ -155,16 +175,8 @@ def server_builds(catalog: Catalog, gpu: Gpu, allow_used: bool) -> Iterator[Cand
             slots = _gpu_slots(board, gpu, count, server=True)
             if slots is None or cpu is None:
                 break
-            memory = _memory_for(catalog, board, cpu, gpu.vram_gb * count, allow_used)
-            machine = Machine(
-                id="advised",
-                name=f"{count}x {gpu.model} in {short_name(server.model)}",
-                server=server.id,
-                cpu=cpu.id,
-                cpu_count=board.sockets,
-                memory=[memory] if memory else [],
-                cards=_cards(slots, gpu),
-            )
+            name = f"{count}x {gpu.model} in {short_name(server.model)}"
+            machine = _machine(catalog, name, board, cpu, gpu, slots, allow_used, server=server.id)
             yield Candidate(machine, gpu, count, f"server {server.id}")
 
 
@@ -183,16 +195,17 @@ def workstation_builds(catalog: Catalog, gpu: Gpu, allow_used: bool) -> Iterator
             slots = _gpu_slots(board, gpu, count)
             if slots is None:
                 break
-            memory = _memory_for(catalog, board, cpu, gpu.vram_gb * count, allow_used)
-            machine = Machine(
-                id="advised",
-                name=f"{count}x {gpu.model} on {short_name(board.model)}",
+            name = f"{count}x {gpu.model} on {short_name(board.model)}"
+            machine = _machine(
+                catalog,
+                name,
+                board,
+                cpu,
+                gpu,
+                slots,
+                allow_used,
                 board=board.id,
                 chassis=chassis.id if chassis else None,
-                cpu=cpu.id,
-                cpu_count=board.sockets,
-                memory=[memory] if memory else [],
-                cards=_cards(slots, gpu),
             )
             yield Candidate(machine, gpu, count, f"board {board.id}")
 

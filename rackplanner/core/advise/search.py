@@ -19,11 +19,11 @@ from rackplanner.core.advise.builds import Candidate, server_builds, with_psu, w
 from rackplanner.core.advise.goal import RACK_UNITS_FOR_SERVERS, Goal
 from rackplanner.core.analysis import analyse
 from rackplanner.core.capacity.cost import Ownership, ownership
-from rackplanner.core.capacity.estimate import Estimate, estimate
+from rackplanner.core.capacity.estimate import LAYER_SPLIT_NOTE, Estimate, estimate
 from rackplanner.core.capacity.formats import get_format, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware, from_machine, from_unified_system
 from rackplanner.core.capacity.runtime import get_runtime
-from rackplanner.core.capacity.support import unsupported
+from rackplanner.core.capacity.support import support_unknown, unsupported
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu, Server, UnifiedSystem
 from rackplanner.core.errors import InputError
@@ -109,7 +109,7 @@ class _Judge:
     def reject(self, reason: str) -> None:
         self.rejected[reason] += 1
 
-    def _copies(self, est: Estimate, wall_w: float | None, height_u: int | None) -> tuple[int, int | None]:
+    def _copies(self, est: Estimate) -> tuple[int, int | None]:
         """Machines needed for the users (1 for one user) and the users they serve together."""
         per_machine = est.concurrent_at_target
         if self.goal.users is None:
@@ -164,7 +164,7 @@ class _Judge:
             self.reject("model does not fit")
             return None
         server = catalog.get_as(machine.server, Server) if machine.server else None
-        copies, served = self._copies(est, wall_w, server.height_u if server else None)
+        copies, served = self._copies(est)
         if goal.rack_kw is not None and copies * wall_w > goal.rack_kw * 1000:
             self.reject("over the rack's power")
             return None
@@ -174,6 +174,7 @@ class _Judge:
         return self._build(
             machine, est, findings, label=label, platform=platform, gpu=gpu.id, count=count,
             price=price * copies, wall_w=wall_w * copies, copies=copies, served=served, runtime=runtime,
+            support_note=support_unknown(get_runtime(runtime), self.fmt, hw),
         )  # fmt: skip
 
     def _build(
@@ -193,6 +194,7 @@ class _Judge:
         runtime: str,
         system: str | None = None,
         idle_w: float | None = None,
+        support_note: str | None = None,
     ) -> Build:
         goal = self.goal
         single = est.decode_tokens_per_s_batch1
@@ -204,10 +206,11 @@ class _Judge:
         warnings = [
             f.message for f in findings if f.severity == "warning" and not (circuit_met and f.code == "wall-circuit")
         ]
-        warnings += [n for n in est.notes if n.startswith("whether ")]
+        if support_note is not None:
+            warnings.append(support_note)
         if goal.rack_kw is not None and machine is not None and machine.server is None:
             warnings.insert(0, "a tower or open frame, not a rack server: its rack space (shelves) is not checked")
-        layer_note = next((n for n in est.notes if n.startswith("layer split")), None)
+        layer_note = LAYER_SPLIT_NOTE if LAYER_SPLIT_NOTE in est.notes else None
         risk = warnings[0] if warnings else (layer_note or "none found")
         cost = ownership(
             price,
@@ -264,7 +267,7 @@ class _Judge:
         if est is None or not est.fits or est.decode_tokens_per_s is None:
             self.reject("model does not fit")
             return None
-        copies, served = self._copies(est, wall, None)
+        copies, served = self._copies(est)
         build = self._build(
             None, est, [], label=system.model, platform=f"system {system.id}", gpu=None, count=0,
             price=quote.price_usd * copies, wall_w=None if wall is None else wall * copies, copies=copies,

@@ -31,6 +31,8 @@ from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError, unknown
 
+LAYER_SPLIT_NOTE = "layer split: the model spreads over the GPUs but they take turns, so decode is one GPU's speed"
+
 
 class Estimate(BaseModel):
     """Fit and speed of one model in one format on one piece of hardware."""
@@ -157,7 +159,7 @@ def estimate(
             "stages sit idle (the pipeline bubble)"
         )
     if rt.split == "layer" and hw.kind == "gpu" and hw.devices > 1:
-        notes.append("layer split: the model spreads over the GPUs but they take turns, so decode is one GPU's speed")
+        notes.append(LAYER_SPLIT_NOTE)
     s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
     cal = calibration or current()
     classes = f"decode {s_in.decode_class}, prefill {s_in.prefill_class}" if s_in is not None else ""

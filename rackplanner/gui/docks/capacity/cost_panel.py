@@ -37,22 +37,22 @@ class CostPanel(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Cost of ownership", parent)
-        stored = QSettings()
+        stored = stored_cost_settings()
         self.cents_per_kwh = QDoubleSpinBox()
         self.cents_per_kwh.setRange(0, 500)
         self.cents_per_kwh.setDecimals(2)
         self.cents_per_kwh.setSuffix(" ¢/kWh")
-        self.cents_per_kwh.setValue(float(stored.value(_KEYS[0], DEFAULT_USD_PER_KWH * 100)))  # type: ignore[arg-type]
+        self.cents_per_kwh.setValue(stored.electricity_usd_per_kwh * 100)
         self.cents_per_kwh.setToolTip(f"Electricity price (default: {ELECTRICITY_SOURCE})")
         self.utilisation = QSpinBox()
         self.utilisation.setRange(1, 100)
         self.utilisation.setSuffix(" % of hours busy")
-        self.utilisation.setValue(int(stored.value(_KEYS[1], 50)))  # type: ignore[call-overload]
+        self.utilisation.setValue(round(stored.utilisation * 100))
         self.years = QDoubleSpinBox()
         self.years.setRange(0.5, 20)
         self.years.setDecimals(1)
         self.years.setSuffix(" years")
-        self.years.setValue(float(stored.value(_KEYS[2], 3.0)))  # type: ignore[arg-type]
+        self.years.setValue(stored.amortisation_years)
         self.years.setToolTip("Years the purchase is paid off over (straight line)")
         self.cloud = QDoubleSpinBox()
         self.cloud.setRange(0, 100)
@@ -61,7 +61,7 @@ class CostPanel(QGroupBox):
         self.cloud.setSuffix(" per GPU-hour")
         # 0 stands for the sourced default, which holds for Hopper GPUs only.
         self.cloud.setSpecialValueText("default ($2 for Hopper)")
-        self.cloud.setValue(float(stored.value(_KEYS[3], 0.0)))  # type: ignore[arg-type]
+        self.cloud.setValue(stored.cloud_usd_per_gpu_hour or 0.0)
         self.cloud.setToolTip(f"Rental price to break even against (default: {CLOUD_SOURCE})")
         form = QFormLayout()
         form.addRow("Electricity", self.cents_per_kwh)
