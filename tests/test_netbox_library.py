@@ -343,9 +343,12 @@ def test_a_plan_using_every_imported_part_saves_reopens_and_checks(
     report = json.loads(result.stdout)
     assert report["valid"] is True
     errors = {(f["code"], f["message"]) for f in report["rack_findings"] if f["severity"] == "error"}
-    # The racks hold no switch, so ports go unserved; nothing else is wrong: every cord finds an outlet of
-    # its type, every PDU suits its feed, no line or breaker is over its limit.
-    assert {code for code, _ in errors} == {"no-switch-port"}, errors
+    # Nothing is wrong: every cord finds an outlet of its type, every PDU suits its feed, no line or
+    # breaker is over its limit. A server's ports have no switch in its own rack, but the imported
+    # switches stand in other racks of the plan, so those ports are cabled there (an info, not an error).
+    assert not errors, errors
+    infos = {f["code"] for f in report["rack_findings"] if f["severity"] == "info"}
+    assert "ports-outside-rack" in infos
     warnings = {f["code"] for f in report["rack_findings"] if f["severity"] == "warning"}
     # The imported servers' draws are unknown (not 0 W in silence); the Nuvo-8240GC's DC input is not on a PDU.
     assert {"power-unknown", "inlet-not-pdu"} <= warnings

@@ -20,7 +20,7 @@ from rackplanner.core.machine.fit import Finding, check_machine
 from rackplanner.core.machine.power import MachinePower, machine_power
 from rackplanner.core.machine.topology import Topology, derive_topology
 from rackplanner.core.plan.model import Machine, Plan
-from rackplanner.core.rack.fabric import RackNetwork, RowFabric, rack_network, row_fabric
+from rackplanner.core.rack.fabric import RackNetwork, RowFabric, rack_network, row_fabric, switch_fabrics
 from rackplanner.core.rack.mounting import RackLayout, rack_layout
 from rackplanner.core.rack.power import RackPower, rack_power
 from rackplanner.core.rack.report import RackReport, plan_fabrics, rack_report
@@ -102,10 +102,19 @@ class Analysis:
     def bom(self) -> Bom:
         return build_bom(self.plan, self.catalog)
 
-    def everything(self) -> PlanAnalysis:
-        """Every machine's topology and findings, every rack's report, each row's fabric."""
+    def everything(self, previous: PlanAnalysis | None = None) -> PlanAnalysis:
+        """Every machine's topology and findings, every rack's report, each row's fabric.
+
+        With ``previous`` (the analysis of the plan before an edit) only what the edit touched is
+        looked at again: untouched machines, racks and rows keep their results without a lookup.
+        """
+        if previous is not None:
+            found = _reanalysis(self, previous)
+            if found is not None:
+                return found
         machines = self.plan.machines
         return PlanAnalysis(
+            plan=self.plan,
             topologies={m.id: self.topology(m) for m in machines},
             machine_findings={m.id: self.machine_findings(m) for m in machines},
             racks={r.id: self.rack(r.id) for r in self.plan.racks},
@@ -115,6 +124,7 @@ class Analysis:
 
 @dataclass(frozen=True)
 class PlanAnalysis:
+    plan: Plan  # the plan these results are of
     topologies: dict[str, Topology]  # by machine id
     machine_findings: dict[str, list[Finding]]  # by machine id
     racks: dict[str, RackReport]  # by rack id
@@ -130,6 +140,46 @@ def analyse(plan: Plan, catalog: Catalog) -> Analysis:
     return Analysis(plan, catalog)
 
 
-def analyse_plan(plan: Plan, catalog: Catalog) -> PlanAnalysis:
-    """Everything at once: topology and findings of every machine, every rack's report, each row's fabric."""
-    return Analysis(plan, catalog).everything()
+def analyse_plan(plan: Plan, catalog: Catalog, previous: PlanAnalysis | None = None) -> PlanAnalysis:
+    """Everything at once: topology and findings of every machine, every rack's report, each row's fabric.
+
+    Pass the analysis of the plan before an edit as ``previous`` to redo only what the edit touched.
+    """
+    return Analysis(plan, catalog).everything(previous)
+
+
+def _reanalysis(analysis: Analysis, previous: PlanAnalysis) -> PlanAnalysis | None:
+    """The previous results with the edited machines, racks and rows redone; None when the edit
+    changed what every rack depends on (feeds, pinned cords, rows, the set of machines or racks)."""
+    plan, old = analysis.plan, previous.plan
+    if plan is old:
+        return previous
+    if (
+        plan.feeds != old.feeds
+        or plan.outlet_assignments != old.outlet_assignments
+        or plan.rows != old.rows
+        or [m.id for m in plan.machines] != list(previous.topologies)
+        or [r.id for r in plan.racks] != list(previous.racks)
+    ):
+        return None
+    machines = [m for m, was in zip(plan.machines, old.machines, strict=True) if m is not was]
+    changed = {m.id for m in machines}
+    racks = [
+        r
+        for r, was in zip(plan.racks, old.racks, strict=True)
+        if r is not was or any(d.machine in changed for d in r.devices if d.machine)
+    ]
+    if any(switch_fabrics(r, analysis.catalog) != switch_fabrics(old.rack(r.id), analysis.catalog) for r in racks):
+        return None  # which racks' ports go elsewhere may have changed everywhere
+    topologies, findings = dict(previous.topologies), dict(previous.machine_findings)
+    for machine in machines:
+        topologies[machine.id] = analysis.topology(machine)
+        findings[machine.id] = analysis.machine_findings(machine)
+    reports = dict(previous.racks)
+    for rack in racks:
+        reports[rack.id] = analysis.rack(rack.id)
+    rows = {r.row for r in racks} | {was.row for r in racks if (was := old.rack(r.id)) is not None}
+    if {r.row for r in plan.racks} != {r.row for r in old.racks}:
+        return None  # a row gained its first rack or lost its last
+    fabrics = [analysis.row_fabric(f.row) if f.row in rows else f for f in previous.fabrics]
+    return PlanAnalysis(plan=plan, topologies=topologies, machine_findings=findings, racks=reports, fabrics=fabrics)

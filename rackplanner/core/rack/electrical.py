@@ -20,6 +20,11 @@ LINE_PAIRS = ("L1-L2", "L2-L3", "L3-L1")
 # V_L1 at 0 deg, V_L2 at -120 deg, V_L3 at +120 deg; line-to-line voltages lead by 30 deg.
 _LINE_ANGLE_DEG = {"L1": 0.0, "L2": -120.0, "L3": 120.0}
 _PAIR_ANGLE_DEG = {"L1-L2": 30.0, "L2-L3": -90.0, "L3-L1": 150.0}
+# Unit phasors of each line and each line pair (worked out once: the balancer asks thousands of times).
+_LINE_UNIT = {line: cmath.exp(1j * math.radians(angle)) for line, angle in _LINE_ANGLE_DEG.items()}
+_PAIR_UNIT: dict[str, tuple[complex, str, str]] = {
+    pair: (cmath.exp(1j * math.radians(angle)), pair[:2], pair[3:]) for pair, angle in _PAIR_ANGLE_DEG.items()
+}
 
 
 def capacity_va(phases: int, voltage_v: float, current_a: float) -> float:
@@ -56,14 +61,12 @@ def line_currents_a(wiring: Wiring, branch_currents_a: Mapping[str, float]) -> d
     """
     if wiring == "single":
         return {"L1": sum(branch_currents_a.values())}
-    phasor = {line: 0j for line in LINES}
-    for line, angle in _LINE_ANGLE_DEG.items():
-        phasor[line] += branch_currents_a.get(line, 0.0) * cmath.exp(1j * math.radians(angle))
-    for pair, angle in _PAIR_ANGLE_DEG.items():
-        current = branch_currents_a.get(pair, 0.0) * cmath.exp(1j * math.radians(angle))
-        first, second = pair.split("-")
-        phasor[first] += current
-        phasor[second] -= current
+    phasor = {line: branch_currents_a.get(line, 0.0) * unit for line, unit in _LINE_UNIT.items()}
+    for pair, (unit, first, second) in _PAIR_UNIT.items():
+        current = branch_currents_a.get(pair, 0.0)
+        if current:
+            phasor[first] += current * unit
+            phasor[second] -= current * unit
     return {line: abs(value) for line, value in phasor.items()}
 
 

@@ -177,6 +177,31 @@ class _Port:
 
 _CACHE: LayeredCache[RackNetwork] = LayeredCache()
 _ROW_CACHE: ContentCache[RowFabric] = ContentCache()
+_RACK_FABRICS: ContentCache[frozenset[str]] = ContentCache()
+_PLAN_FABRICS: ContentCache[Counter[str]] = ContentCache(size=8)
+
+
+def switch_fabrics(rack: Rack | None, catalog: Catalog) -> frozenset[str]:
+    """The fabrics (infiniband, ethernet) of the switches mounted in ``rack``."""
+    if rack is None:
+        return frozenset()
+
+    def compute() -> frozenset[str]:
+        parts = (catalog.get_as(d.part or "", NetworkSwitch) for d in rack.devices if d.part)
+        return frozenset(p.fabric for p in parts if p is not None)
+
+    return _RACK_FABRICS.get(catalog, identity_key(rack), compute)
+
+
+def _fabrics_elsewhere(plan: Plan, rack: Rack, catalog: Catalog) -> frozenset[str]:
+    """Fabrics with a switch in another rack of the plan: ports this rack cannot serve are cabled there."""
+
+    def count() -> Counter[str]:
+        return Counter(f for r in plan.racks for f in switch_fabrics(r, catalog))
+
+    racks_with = _PLAN_FABRICS.get(catalog, identity_key(plan), count)
+    here = switch_fabrics(rack, catalog)
+    return frozenset(f for f, n in racks_with.items() if n > (f in here))
 
 
 def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
@@ -186,21 +211,23 @@ def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
         raise KeyError(rack_id)
     machines = rack_machines(plan, rack)
     related = identity_key(*machines)
+    elsewhere = _fabrics_elsewhere(plan, rack, catalog)
     return _CACHE.get(
         catalog,
-        (identity_key(rack), related),
+        (identity_key(rack), related, elsewhere),
         # Ports and cables do not depend on where a device sits in the rack.
-        lambda: (devices_key(rack, "id", "name", "machine", "part"), related),
-        lambda: _rack_network(plan, rack, catalog),
+        lambda: (devices_key(rack, "id", "name", "machine", "part"), related, elsewhere),
+        lambda: _rack_network(plan, rack, catalog, elsewhere),
     )
 
 
-def _rack_network(plan: Plan, rack: Rack, catalog: Catalog) -> RackNetwork:
+def _rack_network(plan: Plan, rack: Rack, catalog: Catalog, elsewhere: frozenset[str]) -> RackNetwork:
     found = RackFindings(rack.id)
 
     ports = _switch_ports(rack, catalog)
     demands = [d for device in rack.devices for d in device_demands(device, plan, catalog)]
     cables: Counter[tuple[str, str, str, float, str]] = Counter()
+    outside: Counter[tuple[str, str, str, float]] = Counter()
     for demand in demands:
         left = demand.count
         for port in _candidates(ports, demand):
@@ -222,7 +249,9 @@ def _rack_network(plan: Plan, rack: Rack, catalog: Catalog) -> RackNetwork:
                 )
             if left == 0:
                 break
-        if left:
+        if left and _fabric_of(demand) in elsewhere:
+            outside[(demand.device, demand.name, demand.network, demand.speed_gbps)] += left
+        elif left:
             found.add(
                 "error",
                 "no-switch-port",
@@ -230,6 +259,14 @@ def _rack_network(plan: Plan, rack: Rack, catalog: Catalog) -> RackNetwork:
                 f"{NETWORK_LABELS[demand.network]} ({demand.source}); no free switch port in this rack serves it.",
                 [demand.device],
             )
+    for (device, name, network, speed), count in outside.items():
+        found.add(
+            "info",
+            "ports-outside-rack",
+            f"{name}: {count} {speed:g} Gb/s {NETWORK_LABELS[network]} port(s) go to switches in other "
+            "racks (the fabric sizes and cables them).",
+            [device],
+        )
     return RackNetwork(
         rack=rack.id,
         demands=demands,
@@ -263,9 +300,13 @@ def _switch_ports(rack: Rack, catalog: Catalog) -> list[_Port]:
     return ports
 
 
+def _fabric_of(demand: PortDemand) -> str:
+    return "infiniband" if demand.network == "compute" else "ethernet"
+
+
 def _candidates(ports: list[_Port], demand: PortDemand) -> list[_Port]:
     """Ports of the right fabric: same speed first, then faster, then slower (which a finding names)."""
-    fabric = "infiniband" if demand.network == "compute" else "ethernet"
+    fabric = _fabric_of(demand)
     fitting = [p for p in ports if p.part.fabric == fabric]
 
     def rank(port: _Port) -> tuple[int, float]:

@@ -1,0 +1,96 @@
+"""A 16,384-GPU cluster as one plan: the fat-tree sizing, the generated plan and incremental re-analysis."""
+
+from __future__ import annotations
+
+import pytest
+
+from rackplanner.core.analysis import analyse_plan
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.plan import edits
+from rackplanner.core.rack.cluster_plan import generate_cluster
+from rackplanner.core.rack.fat_tree import size_fat_tree, split_ports
+
+
+def test_a_full_k_ary_fat_tree_matches_the_textbook_counts() -> None:
+    # Al-Fares, Loukissas, Vahdat, "A Scalable, Commodity Data Center Network Architecture"
+    # (SIGCOMM 2008): a fat tree of k-port switches holds k^3/4 hosts on 5k^2/4 switches.
+    k = 16
+    tree = size_fat_tree(k**3 // 4, 1, k)
+    assert [t.name for t in tree.tiers] == ["leaf", "spine", "core"]
+    assert tree.switches == 5 * k * k // 4
+    assert all(t.free == 0 for t in tree.tiers)
+
+
+def test_16384_gpus_on_64_port_ndr_switches_need_three_tiers() -> None:
+    # 2,048 nodes x 8 rails on 64-port QM9700 (catalog/switch.yaml: 64 x 400 Gb/s): leaves take
+    # 32 nodes down and 32 up; two tiers hold only 64 x 32 = 2,048 ports, so a third is needed.
+    tree = size_fat_tree(2048, 8, 64)
+    leaf, spine, core = tree.tiers
+    assert (leaf.switches, spine.switches, core.switches) == (512, 512, 256)
+    assert tree.nodes_per_unit == 32 and tree.units == 64 and tree.pods == 16
+    # Every GPU port is connected once, and each tier's links are the next tier's down ports.
+    assert leaf.down_used == 16_384
+    assert leaf.up_used == spine.down_used and spine.up_used == core.down_used
+    assert tree.links() == {"node-leaf": 16_384, "leaf-spine": 16_384, "spine-core": 16_384}
+    assert all(t.free == 0 for t in tree.tiers)
+
+
+def test_four_scalable_units_fit_two_tiers() -> None:
+    # 128 DGX H100 (four units of 32): 4 x 8 = 32 rail leaves, 32 x 32 uplinks on 64-port spines = 16 spines.
+    tree = size_fat_tree(128, 8, 64)
+    assert [(t.name, t.switches) for t in tree.tiers] == [("leaf", 32), ("spine", 16)]
+
+
+def test_oversubscription_moves_ports_from_up_to_down() -> None:
+    assert split_ports(64, 1) == (32, 32)
+    assert split_ports(64, 3) == (48, 16)  # 3:1, as often used for a storage or front-end network
+    tree = size_fat_tree(480, 1, 64, leaf_oversubscription=3)
+    assert tree.tiers[0].switches == 10 and tree.tiers[0].oversubscription == 3
+
+
+def test_too_few_tiers_is_refused_with_the_reason() -> None:
+    with pytest.raises(ValueError, match=r"2 tier\(s\) of 64-port switches hold 2,048 ports"):
+        size_fat_tree(2048, 8, 64, tiers=2)
+    with pytest.raises(ValueError, match="oversubscription must be from 1 to 63"):
+        split_ports(64, 0.5)
+
+
+def test_the_generated_cluster_has_every_switch_its_fabric_needs(catalog: Catalog) -> None:
+    plan = generate_cluster(2048)
+    assert len(plan.machines) == 2048
+    assert sum(len(m.cards) for m in plan.machines) == 2048 * 16  # 8 GPUs and 8 rail NICs each
+    switches = [d.id.split("-")[0] for r in plan.racks for d in r.devices if d.part == "nvidia-qm9700"]
+    assert (switches.count("leaf"), switches.count("spine"), switches.count("core")) == (512, 512, 256)
+    compute_racks = [r for r in plan.racks if any(d.machine for d in r.devices)]
+    assert len(compute_racks) == 512  # four DGX H100 (8U each) to a rack
+
+
+def test_an_edit_reanalyses_only_what_it_touched_and_agrees_with_a_full_analysis(catalog: Catalog) -> None:
+    plan = generate_cluster(64)
+    before = analyse_plan(plan, catalog)
+    machine = plan.machines[9]
+    edited = edits.set_power_limit(plan, machine=machine.id, slot="sxm2", watts=500, catalog=catalog).plan
+    after = analyse_plan(edited, catalog, before)
+    untouched = plan.machines[0].id
+    assert after.topologies[untouched] is before.topologies[untouched]
+    assert after.racks != before.racks  # the edited server's rack draws less
+    full = analyse_plan(edited, catalog)
+    assert (after.topologies, after.machine_findings, after.racks, after.fabrics) == (
+        full.topologies,
+        full.machine_findings,
+        full.racks,
+        full.fabrics,
+    )
+    # Compute racks hold four 8U servers from U1 to U32, so U33 and up is free.
+    moved = edits.move_device(
+        edited, rack="su01-rack-001", device="node-0001", to_rack="su01-rack-002", position_u=33
+    ).plan
+    again = analyse_plan(moved, catalog, after)
+    assert again.racks == analyse_plan(moved, catalog).racks
+
+
+def test_compute_ports_cabled_to_other_racks_are_not_errors(catalog: Catalog) -> None:
+    plan = generate_cluster(32)
+    report = analyse_plan(plan, catalog).racks["su01-rack-001"]
+    codes = {f.code for f in report.findings}
+    assert "no-switch-port" not in codes and "ports-outside-rack" in codes
