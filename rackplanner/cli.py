@@ -75,6 +75,7 @@ COMMANDS = (
     "catalog",
     "topo",
     "power",
+    "fabric",
     "import-netbox",
     "import-netbox-export",
     "estimate",
@@ -148,6 +149,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--hall-kw", type=float, metavar="K", help="the hall's power budget: row and hall totals are checked against it"
     )
     power.add_argument("--json", action="store_true", help="machine-readable output")
+
+    fabric = sub.add_parser(
+        "fabric",
+        parents=[common],
+        help="the compute fabric as a rail-optimized fat tree: switches per tier, ports, cables, cable schedule",
+    )
+    fabric.add_argument("plan", type=Path)
+    fabric.add_argument("--switch", metavar="ID", help="switch model (default: the plan's most common InfiniBand one)")
+    fabric.add_argument("--tiers", type=int, choices=(1, 2, 3), help="tiers (default: the fewest that hold the ports)")
+    fabric.add_argument("--leaf-oversubscription", type=float, default=1.0, metavar="R", help="down:up (default 1)")
+    fabric.add_argument("--spine-oversubscription", type=float, default=1.0, metavar="R", help="down:up (default 1)")
+    fabric.add_argument("--cables", type=Path, metavar="CSV", help="write the cable schedule (one row per cable)")
+    fabric.add_argument("--json", action="store_true", help="machine-readable output (without the schedule)")
 
     netbox = sub.add_parser(
         "import-netbox",
@@ -388,6 +402,8 @@ def _dispatch(args: argparse.Namespace, catalog: Catalog, commands: ModuleType) 
         )
     if args.command == "power":
         return int(commands.power(args.plan, catalog, args.rack, as_json=args.json, hall_kw=args.hall_kw))
+    if args.command == "fabric":
+        return int(commands.fabric(args, catalog))
     if args.command == "import-netbox":
         return int(commands.import_netbox(args, catalog))
     if args.command == "import-netbox-export":

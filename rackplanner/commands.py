@@ -130,6 +130,35 @@ def power(path: Path, catalog: Catalog, rack_name: str | None, *, as_json: bool,
     return 0
 
 
+def fabric(args: argparse.Namespace, catalog: Catalog) -> int:
+    """Size and wire the plan's compute fabric; print it, and write the cable schedule when asked."""
+    from rackplanner.core.rack.cluster_fabric import cluster_fabric
+    from rackplanner.core.rack.fabric_text import cable_summary, format_fabric, write_schedule
+
+    plan = load_plan(args.plan, catalog)
+    try:
+        found = cluster_fabric(
+            plan, catalog, switch=args.switch, tiers=args.tiers,
+            leaf_oversubscription=args.leaf_oversubscription, spine_oversubscription=args.spine_oversubscription,
+        )  # fmt: skip
+    except ValueError as exc:
+        raise InputError(f"{args.plan}: {exc}") from exc
+    if args.cables is not None:
+        write_schedule(found, args.cables)
+    if args.json:
+        data = found.model_dump(mode="json", exclude={"links"})
+        data["cables"] = {
+            level: {kind: {"count": n, "total_m": m} for kind, (n, m) in kinds.items()}
+            for level, kinds in cable_summary(found).items()
+        }
+        print(strict_json({"file": str(args.plan), **data}))
+    else:
+        print(format_fabric(found), end="")
+        if args.cables is not None:
+            print(f"Cable schedule: {len(found.links):,} cables written to {args.cables}")
+    return 0
+
+
 def import_netbox(args: argparse.Namespace, catalog: Catalog) -> int:
     """Import each file on its own; the exit status says whether any could not be imported."""
     results = import_batch(

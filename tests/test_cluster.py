@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import csv
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
 import pytest
 
 from rackplanner.core.analysis import analyse_plan
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan import edits
+from rackplanner.core.rack.cable_plan import cable_kind, stock_length_m
+from rackplanner.core.rack.cluster_fabric import cluster_fabric
 from rackplanner.core.rack.cluster_plan import generate_cluster
 from rackplanner.core.rack.fat_tree import size_fat_tree, split_ports
 
@@ -94,3 +103,53 @@ def test_compute_ports_cabled_to_other_racks_are_not_errors(catalog: Catalog) ->
     report = analyse_plan(plan, catalog).racks["su01-rack-001"]
     codes = {f.code for f in report.findings}
     assert "no-switch-port" not in codes and "ports-outside-rack" in codes
+
+
+def test_the_fabric_command_accounts_for_every_port_and_writes_the_schedule(tmp_path: Path) -> None:
+    plan = tmp_path / "cluster.json"
+    plan.write_text(generate_cluster(256).model_dump_json(), encoding="utf-8")
+    schedule = tmp_path / "cables.csv"
+    result = subprocess.run(
+        [sys.executable, "-m", "rackplanner", "fabric", str(plan), "--cables", str(schedule), "--json"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    # 256 DGX x 8 rails = 2,048 ports: two tiers of 64-port QM9700 hold exactly that (64 leaves, 32 spines).
+    assert data["needed"] == {"leaf": 64, "spine": 32} == data["in_plan"]
+    for tier in data["tree"]["tiers"]:
+        assert tier["switches"] * tier["ports_per_switch"] == tier["down_used"] + tier["up_used"]
+    rows = list(csv.DictReader(schedule.open(encoding="utf-8")))
+    assert len(rows) == 2048 + 2048
+    ends = Counter((r["from_rack"], r["from_device"], r["from_port"]) for r in rows)
+    ends += Counter((r["to_rack"], r["to_device"], r["to_port"]) for r in rows)
+    assert max(ends.values()) == 1  # no port used twice
+    node_ports = {(r["from_device"], r["from_port"]) for r in rows if r["level"] == "node-leaf"}
+    assert len(node_ports) == 2048  # every GPU NIC port once
+    # Rail n of every node goes to rail n's leaf of its unit: GPUs of one rank are one hop apart.
+    first = [r for r in rows if r["level"] == "node-leaf" and r["from_port"] == "rail 3"]
+    assert {r["to_device"] for r in first[:32]} == {"leaf-3"}
+    assert all(float(r["length_m"]) > 0 and r["cable"] for r in rows)
+
+
+def test_cable_kind_follows_length_and_says_when_it_cannot_choose() -> None:
+    # MCP4Y10 passive DAC to 2 m, MMA4Z00-NS multimode to 50 m, MMS4X00-NS single-mode DR8 to 100 m.
+    assert cable_kind(2.0, 400) == "DAC (passive copper)"
+    assert cable_kind(2.5, 400).startswith("multimode")
+    assert cable_kind(80, 400).startswith("single-mode transceivers + fibre (DR")
+    assert cable_kind(3, 200).startswith("kind not chosen")
+    assert cable_kind(None, 400) == "length unknown"
+    assert stock_length_m(2.01) == 2.5 and stock_length_m(7.2) == 8
+
+
+def test_switches_the_plan_lacks_are_named_and_still_counted(catalog: Catalog) -> None:
+    plan = generate_cluster(256)
+    # Take away the spines: the fabric still wires every leaf uplink, to spines marked not in the plan.
+    racks = [
+        r.model_copy(update={"devices": [d for d in r.devices if not d.id.startswith("spine")]}) for r in plan.racks
+    ]
+    fabric = cluster_fabric(plan.model_copy(update={"racks": racks}), catalog)
+    assert fabric.needed["spine"] == 32 and fabric.in_plan["spine"] == 0
+    assert any("lacks 32 spine" in note for note in fabric.notes)
+    upper = [link for link in fabric.links if link.level == "leaf-spine"]
+    assert len(upper) == 2048 and all(link.length_m is None for link in upper)
