@@ -33,6 +33,10 @@ def main(argv: list[str] | None = None) -> int:
         paths = write_rows(folder, sizes)
         process_figures(report, folder, paths.get(50), 2 if args.quick else 7)
         core_figures(report, paths, repeat)
+        if not args.quick:
+            from rackplanner.bench.cluster import cluster_figures, write_cluster
+
+            cluster_figures(report, write_cluster(folder), repeat)
         gui_figures(report, paths, folder, repeat)
     missed = [f.label for f in report.figures if f.verdict == "MISSED"]
     print(f"\n{len(report.figures)} figures, {len(missed)} over target" + (": " + "; ".join(missed) if missed else ""))

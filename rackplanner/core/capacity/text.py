@@ -303,9 +303,13 @@ def estimate_command(
     from rackplanner.core.capacity.cost import format_ownership
     from rackplanner.core.capacity.purchase import ownership_of, purchase_of_machine, purchase_of_parts
 
+    whole = None
     if plan is not None:
+        from rackplanner.core.capacity.plan_training import plan_training
+
         loaded, found = _plan_and_machine(plan, catalog, machine)
         purchase = purchase_of_machine(catalog, found, loaded.user_prices)
+        whole = plan_training(loaded, catalog, llm)
     else:
         purchase = purchase_of_parts(catalog, gpu=gpu, count=count, cpu=cpu, sockets=sockets, system=system)
     cost = ownership_of(purchase, est.decode_tokens_per_s, est.prefill_tokens_per_s)
@@ -313,6 +317,7 @@ def estimate_command(
         data = estimate_json(est)
         data["purchase"] = purchase.model_dump(mode="json")
         data["ownership"] = cost.model_dump(mode="json") if cost else None
+        data["plan_training"] = whole.model_dump(mode="json") if whole else None
         return strict_json(data)
     lines = ["", f"Cost of ownership ({purchase.covers}; tokens at batch {est.batch}):"]
     if cost is None:
@@ -320,6 +325,10 @@ def estimate_command(
         lines.append(f"  unknown: no price or power for {missing} (give prices with a price list)")
     else:
         lines += [f"  {line}" for line in format_ownership(cost)]
+    if whole is not None:
+        from rackplanner.core.capacity.plan_training import format_plan_training
+
+        lines += ["", *format_plan_training(whole)]
     return format_estimate(est) + "\n".join(lines)
 
 
