@@ -45,7 +45,8 @@ def test_16384_gpus_on_64_port_ndr_switches_need_three_tiers() -> None:
 
 
 def test_four_scalable_units_fit_two_tiers() -> None:
-    # 128 DGX H100 (four units of 32): 4 x 8 = 32 rail leaves, 32 x 32 uplinks on 64-port spines = 16 spines.
+    # NVIDIA DGX SuperPOD H100 reference architecture, network fabrics, Table 4: four scalable units
+    # (127 DGX H100 plus the fabric manager, i.e. 128 ports per rail) take 32 leaf and 16 spine QM9700.
     tree = size_fat_tree(128, 8, 64)
     assert [(t.name, t.switches) for t in tree.tiers] == [("leaf", 32), ("spine", 16)]
 

@@ -20,7 +20,9 @@ RACK_UNIT_M = 0.04445  # EIA-310: one rack unit is 1.75 in
 DEFAULT_RACK_WIDTH_M = 0.6
 DEFAULT_RACK_DEPTH_M = 1.2
 DEFAULT_RACK_HEIGHT_U = 42
-# Layout assumptions, said in every schedule's notes (a plan carries no floor plan).
+# Layout assumptions, said in every schedule's notes (a plan carries no floor plan). Aisle: the
+# usual 4 ft (1.2 m) cold aisle (server-racks.com, aisle pitch); the tray's height above the racks
+# is an assumption (no source gives it), as is the half-metre service loop.
 AISLE_M = 1.2
 TRAY_ABOVE_RACK_M = 0.3
 SERVICE_LOOP_M = 0.5  # at each end
@@ -28,7 +30,9 @@ SERVICE_LOOP_M = 0.5  # at each end
 # Longest run of each cable kind at each speed (m), cheapest kind first. 400 Gb/s (NDR, 400GbE),
 # NVIDIA LinkX product specifications on docs.nvidia.com: MCP4Y10-Nxxx passive DAC "0.5, 1, 1.5,
 # and 2-meter lengths"; MMA4Z00-NS twin-port 2xSR4 multimode "50m" (OM4); MMS4X00-NS single-mode
-# DR8 "100m"; MMS4X50-NM 2xFR4 single-mode "2km". Other speeds have no figures here yet, so their
+# DR8 "100m" (the 500 m MMS4X00-NM reaches only 100 m to NIC-side optics, so 100 m is used);
+# MMS4X50-NM 2xFR4 single-mode "2km". NVIDIA: AOCs are "not practical for NDR", so none is
+# listed. Other speeds have no figures here yet, so their
 # cable kind is not chosen (said in the schedule) rather than guessed.
 REACH_M: dict[float, list[tuple[str, float]]] = {
     400.0: [
