@@ -253,7 +253,7 @@ class Plan(Frozen):
         return _machine_index(self.machines).get(machine_id)
 
     def rack(self, rack_id: str) -> Rack | None:
-        return next((r for r in self.racks if r.id == rack_id), None)
+        return _rack_index(self.racks).get(rack_id)
 
     def row(self, row_id: str) -> Row | None:
         return next((r for r in self.rows if r.id == row_id), None)
@@ -272,6 +272,20 @@ def _machine_index(machines: list[Machine]) -> dict[str, Machine]:
     index = {m.id: m for m in machines}
     _INDEXES.insert(0, (machines, index))
     del _INDEXES[_INDEXES_KEPT:]
+    return index
+
+
+_RACK_INDEXES: list[tuple[list[Rack], dict[str, Rack]]] = []
+
+
+def _rack_index(racks: list[Rack]) -> dict[str, Rack]:
+    """Racks by id for the last few rack lists seen (as ``_machine_index``)."""
+    for kept, index in _RACK_INDEXES:
+        if kept is racks:
+            return index
+    index = {r.id: r for r in racks}
+    _RACK_INDEXES.insert(0, (racks, index))
+    del _RACK_INDEXES[_INDEXES_KEPT:]
     return index
 
 

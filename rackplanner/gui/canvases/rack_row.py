@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QKeyEvent,
     QMouseEvent,
     QPen,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -39,6 +40,7 @@ from rackplanner.core.catalog.parts import NetworkSwitch, Pdu, RackDevice, Serve
 from rackplanner.core.catalog.parts import Rack as RackPart
 from rackplanner.core.plan import edits
 from rackplanner.core.plan.edits import Change
+from rackplanner.core.plan.index import plan_index
 from rackplanner.core.rack.duplicate import duplicate_machine
 from rackplanner.core.rack.mounting import DeviceShape, placement_problem
 from rackplanner.draw.rack import (
@@ -123,20 +125,39 @@ class RackRowCanvas(ZoomView):
         self._ghost: QGraphicsRectItem | None = None
         self._drag: DragInfo | None = None
         self._worked_out_rack: str | None = None  # the rack a hovered move was last worked out for
+        # A row whose tab is not in front is drawn when it is first shown or asked about (a plan
+        # of many rows opens without drawing every rack), and a hidden one is not redrawn per edit.
+        self._lazy = not for_print
+        self._stale = True
         document.changed.connect(self._document_changed)
         self.rebuild()
 
     # --- drawing ----------------------------------------------------------------------
 
     def rack_ids(self) -> list[str]:
-        return [r.id for r in self.document.plan.racks if r.row == self.row]
+        return plan_index(self.document.plan).racks_by_row.get(self.row, [])
 
     def rebuild(self) -> None:
-        """Redraw every rack of the row."""
+        """Redraw every rack of the row (when it is next shown, if it is hidden now)."""
+        self._stale = True
+        if self._lazy and not self.isVisible():
+            return
+        self._draw()
+
+    def _draw(self) -> None:
+        self._stale = False
         self._ghost = None
         self.drawing.draw_row(self.document.plan, self.document.catalog, self.row)
         if self.auto_fit:
             self.refit()
+
+    def _ensure_drawn(self) -> None:
+        if self._stale:
+            self._draw()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self._ensure_drawn()
+        super().showEvent(event)
 
     def refresh_racks(self, rack_ids: set[str]) -> None:
         """Redraw only these racks in place (the others keep their items)."""
@@ -144,10 +165,12 @@ class RackRowCanvas(ZoomView):
 
     @property
     def racks(self) -> dict[str, RackGeometry]:
+        self._ensure_drawn()
         return self.drawing.racks
 
     @property
     def items_by_device(self) -> dict[tuple[str, str], list[DeviceBlock]]:
+        self._ensure_drawn()
         return self.drawing.items_by_device
 
     def fit_target(self) -> tuple[QRectF, float] | None:
@@ -156,13 +179,14 @@ class RackRowCanvas(ZoomView):
         return (rect, 20) if not rect.isEmpty() else None
 
     def _document_changed(self, change: ChangeSet) -> None:
-        if not change.touches(Change.RACK_LAYOUT, Change.MACHINES, Change.POWER):
+        if not change.touches(Change.RACK_LAYOUT, Change.MACHINES, Change.POWER) or self._stale:
             return
-        plan = self.document.plan
+        if self._lazy and not self.isVisible():
+            self._stale = True  # redrawn whole when shown again
+            return
+        rack_of = plan_index(self.document.plan).rack_of_machine
         same_racks = self.rack_ids() == list(self.racks)
-        touched = set(change.racks) | {
-            r.id for r in plan.racks if any(d.machine in change.machines for d in r.devices if d.machine)
-        }
+        touched = set(change.racks) | {rack_of[m] for m in change.machines if m in rack_of}
         # A machine that was in a rack before the change (removed, or moved out) redraws that rack too.
         touched |= {rack for rack, machines in self.drawing.rack_machines.items() if machines & change.machines}
         if same_racks and (change.racks or change.machines):
