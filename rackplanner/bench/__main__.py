@@ -36,8 +36,16 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quick:
             from rackplanner.bench.cluster import cluster_figures, write_cluster
 
-            cluster_figures(report, write_cluster(folder), repeat)
+            cluster = write_cluster(folder)
+            cluster_figures(report, cluster, repeat)
         gui_figures(report, paths, folder, repeat)
+        if not args.quick:
+            from PySide6.QtCore import QSettings
+
+            from rackplanner.bench.cluster_gui import cluster_gui_figures
+
+            settings = QSettings(str(folder / "cluster-settings.ini"), QSettings.Format.IniFormat)
+            cluster_gui_figures(report, cluster, settings, repeat)
     missed = [f.label for f in report.figures if f.verdict == "MISSED"]
     print(f"\n{len(report.figures)} figures, {len(missed)} over target" + (": " + "; ".join(missed) if missed else ""))
     if args.markdown:
