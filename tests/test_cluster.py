@@ -168,3 +168,34 @@ def test_training_across_the_cluster_gives_interruptions_and_goodput(catalog: Ca
     # 16,000 H100s, one every ~3 hours; the same rates on 16,384 GPUs in 2,048 hosts.
     assert 419 / 54 * 0.95 < budget.interruptions_per_day < 419 / 54 * 1.1
     assert 0.8 < budget.goodput < 1.0
+
+
+def test_the_bom_lists_the_fabrics_cables_and_the_switches_it_lacks(catalog: Catalog) -> None:
+    from rackplanner.core.analysis import analyse
+
+    plan = generate_cluster(256)
+    racks = [
+        r.model_copy(update={"devices": [d for d in r.devices if not d.id.startswith("spine")]}) for r in plan.racks
+    ]
+    bom = analyse(plan.model_copy(update={"racks": racks}), catalog).bom()
+    assert bom.fabric is not None
+    switches = [line for line in bom.fabric.lines if line.category == "switch"]
+    assert [(s.part, s.quantity) for s in switches] == [("nvidia-qm9700", 32)]  # the 32 spines taken away
+    cables = [line for line in bom.fabric.lines if line.category == "cable"]
+    # 2,048 node-leaf links between racks, and 2,048 leaf uplinks to spines that are not placed.
+    assert sum(c.quantity for c in cables) == 4096
+    assert sum(c.quantity for c in cables if "not in the plan" in c.model) == 2048
+    assert all(not c.priced for c in cables)  # no price for them: the total says so
+    assert "without a price" in bom.totals.total_text
+    # The plan's own QM9700s (64 leaves) and the 32 the fabric needs are one line in the totals.
+    total = next(line for line in bom.totals.lines if line.part == "nvidia-qm9700")
+    assert total.quantity == 64 + 32
+
+
+def test_a_single_rack_with_its_own_leaf_adds_nothing_to_the_bom(catalog: Catalog) -> None:
+    from rackplanner.core.analysis import analyse
+    from rackplanner.core.plan.files import load_plan
+
+    examples = Path(__file__).resolve().parent.parent / "resources" / "examples"
+    plan = load_plan(examples / "colo-rack.json", catalog)
+    assert analyse(plan, catalog).bom().fabric is None

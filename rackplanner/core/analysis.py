@@ -15,11 +15,13 @@ from rackplanner.core.capacity.curves import cached_capacity_table
 from rackplanner.core.capacity.estimate import TableRow
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.fabric_bom import fabric_items
 from rackplanner.core.findings import FindingSummary, Severity, summarize_findings
 from rackplanner.core.machine.fit import Finding, check_machine
 from rackplanner.core.machine.power import MachinePower, machine_power
 from rackplanner.core.machine.topology import Topology, derive_topology
 from rackplanner.core.plan.model import Machine, Plan
+from rackplanner.core.rack.cluster_fabric import ClusterFabric, cluster_fabric
 from rackplanner.core.rack.fabric import RackNetwork, RowFabric, rack_network, row_fabric, switch_fabrics
 from rackplanner.core.rack.mounting import RackLayout, rack_layout
 from rackplanner.core.rack.power import RackPower, rack_power
@@ -100,7 +102,16 @@ class Analysis:
         return summarize_findings(found)
 
     def bom(self) -> Bom:
-        return build_bom(self.plan, self.catalog)
+        """Every part with its price; with the cables and switches a compute fabric across racks needs."""
+        try:
+            derived = fabric_items(self.cluster_fabric())
+        except ValueError:  # a tree this switch cannot build: `rackplanner fabric` says why
+            derived = []
+        return build_bom(self.plan, self.catalog, derived=derived)
+
+    def cluster_fabric(self) -> ClusterFabric:
+        """The plan's compute fabric as a rail-optimized fat tree on its own switch model, wired."""
+        return cluster_fabric(self.plan, self.catalog)
 
     def everything(self, previous: PlanAnalysis | None = None) -> PlanAnalysis:
         """Every machine's topology and findings, every rack's report, each row's fabric.

@@ -9,12 +9,18 @@ from rackplanner.report.facts import PlanFacts
 from rackplanner.report.pages import INK, MUTED, WARNING, Column, Composer, Row
 from rackplanner.report.titles import BOM
 
+FABRIC_LINKS_NOTE = (
+    "Links between racks, by kind and length (from rack positions and tray routing). An optical link takes a "
+    "transceiver at each end and a fibre of its length; at a twin-port OSFP switch cage one transceiver "
+    "serves two links."
+)
 BOM_COLUMNS = [
-    Column("Item", 3.9),
-    Column("Part id", 2.4),
+    Column("Item", 3.6),
+    Column("Part id", 2.2),
     Column("Qty", 0.6, "right"),
     Column("Unit price", 1.3, "right"),
-    Column("Extended", 1.4, "right"),
+    # Wide enough for a cluster's totals ($123,456,789.00) at the table's type size.
+    Column("Extended", 1.9, "right"),
     Column("Price date", 1.35, "center"),
     Column("Source", 1.9),
 ]
@@ -48,6 +54,11 @@ def bom_pages(c: Composer, facts: PlanFacts) -> None:
         rows.append(_subtotal(f"Subtotal {group.name} equipment", group.subtotal_usd, group.unpriced_lines))
         if group.machines:
             rows.append(_rack_total(group))
+    if bom.fabric is not None:
+        rows.append(Row([f"{bom.fabric.name} (worked out by rackplanner fabric)"], kind="band"))
+        rows.append(Row([FABRIC_LINKS_NOTE], kind="band"))
+        rows.extend(_bom_row(line, refs) for line in bom.fabric.lines)
+        rows.append(_subtotal("Subtotal fabric", bom.fabric.subtotal_usd, bom.fabric.unpriced_lines))
     c.table(BOM_COLUMNS, rows)
     c.heading("Whole plan", 12)
     totals = bom.totals

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from rackplanner.core.bom import build_bom, write_bom_csv
+from rackplanner.core.analysis import analyse
+from rackplanner.core.bom import write_bom_csv
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.plan.model import Plan
 from rackplanner.report.pdf import PageSizeName, PdfResult, Progress, write_pdf
@@ -50,5 +51,5 @@ def export_report(
     if pdf is not None:
         ensure_application()
         result = write_pdf(plan, catalog, pdf, page_size=page_size, today=today, progress=progress)
-    csv_path = write_bom_csv(build_bom(plan, catalog), csv) if csv is not None else None
+    csv_path = write_bom_csv(analyse(plan, catalog).bom(), csv) if csv is not None else None
     return ExportResult(pdf=result, csv=csv_path)

@@ -19,10 +19,11 @@ how many are not.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from datetime import date
 from typing import Literal
 
-from rackplanner.core.bom.model import Bom, BomGroup, BomLine, BomTotals, PriceOrigin
+from rackplanner.core.bom.model import Bom, BomGroup, BomLine, BomTotals, DerivedItem, PriceOrigin
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Part
 from rackplanner.core.catalog.prices import STALE_AFTER_DAYS
@@ -50,18 +51,33 @@ _CATEGORY_ORDER = (
 )
 
 
-def build_bom(plan: Plan, catalog: Catalog, today: date | None = None) -> Bom:
+def build_bom(plan: Plan, catalog: Catalog, today: date | None = None, derived: Sequence[DerivedItem] = ()) -> Bom:
     """The plan's bill of materials: one group per machine, one per rack, and the plan's totals.
 
-    ``today`` (default: the date now) decides which prices are more than a year old.
+    ``today`` (default: the date now) decides which prices are more than a year old. ``derived``
+    are parts worked out from the plan (the fabric's cables and missing switches): a group of their own.
     """
     when = today or date.today()
     mounted_in = {d.machine: r.id for r in plan.racks for d in r.devices if d.machine}
     machines = [_machine_group(m, mounted_in.get(m.id), plan, catalog, when) for m in plan.machines]
     by_machine = {g.id: g for g in machines}
     racks = [_rack_group(r, by_machine, plan, catalog, when) for r in plan.racks]
-    totals = _totals([*machines, *racks], plan, catalog, when)
-    return Bom(plan=plan.name, machines=machines, racks=racks, totals=totals)
+    fabric = _fabric_group(derived, plan, catalog, when) if derived else None
+    totals = _totals([*machines, *racks, *([fabric] if fabric else [])], plan, catalog, when)
+    return Bom(plan=plan.name, machines=machines, racks=racks, totals=totals, fabric=fabric)
+
+
+FABRIC_GROUP = "Fabric: what the compute fabric needs beyond the racks' parts"
+
+
+def _fabric_group(derived: Sequence[DerivedItem], plan: Plan, catalog: Catalog, today: date) -> BomGroup:
+    lines = []
+    for item in derived:
+        line = _line("fabric", FABRIC_GROUP, item.part, item.quantity, plan, catalog, today, note=item.note)
+        if catalog.get(item.part) is None:
+            line = line.model_copy(update={"category": item.category, "model": item.model, "note": item.note})
+        lines.append(line)
+    return _group("fabric", "fabric", FABRIC_GROUP, lines)
 
 
 # --- groups ------------------------------------------------------------------------------
@@ -175,7 +191,7 @@ def _rack_group(rack: Rack, machines: dict[str, BomGroup], plan: Plan, catalog: 
 
 
 def _group(
-    kind: Literal["machine", "rack"],
+    kind: Literal["machine", "rack", "fabric"],
     group_id: str,
     name: str,
     lines: list[BomLine],
@@ -253,7 +269,14 @@ def _totals(groups: list[BomGroup], plan: Plan, catalog: Catalog, today: date) -
                 included[line.part] = (n + line.quantity, source)
             else:
                 counts[line.part] += line.quantity
+    described = {line.part: line for group in groups for line in group.lines if catalog.get(line.part) is None}
     lines = [_line("plan", plan.name, part, n, plan, catalog, today) for part, n in counts.items()]
+    lines = [
+        line.model_copy(update={"category": d.category, "model": d.model, "note": d.note})
+        if (d := described.get(line.part)) is not None
+        else line
+        for line in lines
+    ]
     lines += [_included_line("plan", plan.name, part, n, catalog, source) for part, (n, source) in included.items()]
     lines.sort(key=_line_order)
     unpriced = [line for line in lines if not line.priced]

@@ -47,10 +47,21 @@ class BomLine(BaseModel):
         return self.price_origin == "override"
 
 
-class BomGroup(BaseModel):
-    """The lines of one machine or one rack."""
+class DerivedItem(BaseModel):
+    """Something the plan needs but does not list, worked out from it: the fabric's cables and optics
+    between racks, the switches its fat tree needs beyond those mounted."""
 
-    kind: Literal["machine", "rack"]
+    part: str  # a catalog id, or an id of its own for what the catalog has no entry for (cables)
+    category: str
+    model: str
+    quantity: int
+    note: str = ""
+
+
+class BomGroup(BaseModel):
+    """The lines of one machine, one rack, or what the fabric needs beyond both."""
+
+    kind: Literal["machine", "rack", "fabric"]
     id: str
     name: str
     lines: list[BomLine]
@@ -92,10 +103,11 @@ class Bom(BaseModel):
     racks: list[BomGroup]
     totals: BomTotals
     currency: str = CURRENCY
+    fabric: BomGroup | None = None
 
     @property
     def groups(self) -> list[BomGroup]:
-        return [*self.machines, *self.racks]
+        return [*self.machines, *self.racks, *([self.fabric] if self.fabric else [])]
 
     @property
     def lines(self) -> list[BomLine]:
