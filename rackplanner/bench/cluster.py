@@ -18,6 +18,7 @@ from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.model import Plan
 from rackplanner.core.rack.cluster_fabric import cluster_fabric
 from rackplanner.core.rack.cluster_plan import generate_cluster
+from rackplanner.gui.heap import settle_heap
 
 CLUSTER = "cluster"
 SERVERS = 2048
@@ -63,6 +64,7 @@ def cluster_figures(report: Report, path: Path, repeat: int) -> None:
                       note="every machine, rack and row"))  # fmt: skip
     plan = load_plan(path, catalog)
     before = analyse_plan(plan, catalog)
+    settle_heap()  # as the app does once a plan is open
     chosen: dict[str, Edit] = {"change a GPU power limit": _power_limit, "move a server to another rack": _move_server}
     for name, edit in chosen.items():
         runs = _edit_runs(plan, catalog, before, edit, repeat)

@@ -15,6 +15,7 @@ from rackplanner.core.capacity.curves import cached_capacity_table
 from rackplanner.core.capacity.estimate import TableRow
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.collector import collector_paused
 from rackplanner.core.fabric_bom import fabric_items
 from rackplanner.core.findings import FindingSummary, Severity, summarize_findings
 from rackplanner.core.machine.fit import Finding, check_machine
@@ -124,13 +125,14 @@ class Analysis:
             if found is not None:
                 return found
         machines = self.plan.machines
-        return PlanAnalysis(
-            plan=self.plan,
-            topologies={m.id: self.topology(m) for m in machines},
-            machine_findings={m.id: self.machine_findings(m) for m in machines},
-            racks={r.id: self.rack(r.id) for r in self.plan.racks},
-            fabrics=self.fabrics(),
-        )
+        with collector_paused():
+            return PlanAnalysis(
+                plan=self.plan,
+                topologies={m.id: self.topology(m) for m in machines},
+                machine_findings={m.id: self.machine_findings(m) for m in machines},
+                racks={r.id: self.rack(r.id) for r in self.plan.racks},
+                fabrics=self.fabrics(),
+            )
 
 
 @dataclass(frozen=True)

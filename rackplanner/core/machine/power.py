@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Board, Chassis, Cpu, Drive, Gpu, Memory, Nic, PcieSwitch, Psu, Server
-from rackplanner.core.plan.cache import ContentCache, LayeredCache, configuration_key, identity_key
+from rackplanner.core.plan.cache import ContentCache, LayeredCache, configuration_key, content_key, identity_key
 from rackplanner.core.plan.model import Machine
 from rackplanner.core.plan.resolve import board_of, chassis_of, psus_of, server_of
 
@@ -174,7 +174,7 @@ def machine_power(machine: Machine, catalog: Catalog, utilisation: float = EXPEC
     return _CACHE.get(
         catalog,
         (identity_key(machine), utilisation),
-        lambda: (machine.model_dump_json(), utilisation),
+        lambda: (content_key(machine), utilisation),
         lambda: _shared_machine_power(machine, catalog, utilisation),
     )
 

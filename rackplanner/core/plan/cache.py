@@ -22,9 +22,32 @@ T = TypeVar("T")
 MACHINE_LABELS = frozenset({"id", "name", "notes"})
 
 
+# Serialisations of the last machines asked about, by object: each machine is keyed by several
+# caches (topology, findings, power), and serialising it is the costly part of a lookup. The entry
+# holds the machine, so its id is not reused while the entry lives.
+_DUMPS: dict[tuple[int, bool], tuple[Machine, str]] = {}
+_DUMPS_KEPT = 16_384
+
+
+def _dump(machine: Machine, labels: bool) -> str:
+    found = _DUMPS.get((id(machine), labels))
+    if found is not None and found[0] is machine:
+        return found[1]
+    text = machine.model_dump_json() if labels else machine.model_dump_json(exclude=set(MACHINE_LABELS))
+    if len(_DUMPS) >= _DUMPS_KEPT:
+        del _DUMPS[next(iter(_DUMPS))]
+    _DUMPS[(id(machine), labels)] = (machine, text)
+    return text
+
+
+def content_key(machine: Machine) -> str:
+    """A machine's whole content as JSON: the same machine read again from a file gives the same key."""
+    return _dump(machine, labels=True)
+
+
 def configuration_key(machine: Machine) -> str:
     """A machine's content without its labels, so a row of identical servers shares one result."""
-    return machine.model_dump_json(exclude=set(MACHINE_LABELS))
+    return _dump(machine, labels=False)
 
 
 class IdentityKey:

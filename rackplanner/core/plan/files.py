@@ -31,6 +31,7 @@ from rackplanner.core.catalog.parts import (
     Server,
 )
 from rackplanner.core.catalog.parts import Rack as RackPart
+from rackplanner.core.collector import collector_paused
 from rackplanner.core.errors import InputError, PlanFileError, describe_validation_error, field_path
 from rackplanner.core.files import read_json, shown, write_atomic
 from rackplanner.core.plan.migrations import migrate
@@ -118,11 +119,12 @@ def _short(value: object) -> str:
 
 def load_plan(path: Path, catalog: Catalog | None = None) -> Plan:
     """Read, migrate and validate a plan file; with a catalog, check every part reference."""
-    try:
-        data = read_json(path, what="plan", max_bytes=MAX_PLAN_BYTES)
-    except InputError as exc:
-        raise PlanFileError(str(exc)) from None
-    plan = plan_from_data(data, origin=shown(path))
+    with collector_paused():  # a large plan is many objects and no garbage
+        try:
+            data = read_json(path, what="plan", max_bytes=MAX_PLAN_BYTES)
+        except InputError as exc:
+            raise PlanFileError(str(exc)) from None
+        plan = plan_from_data(data, origin=shown(path))
     if catalog is not None:
         problems = check_references(plan, catalog)
         if problems:

@@ -128,26 +128,18 @@ def size_leaf_spine(endpoints: int, switch_ports: int) -> FabricSize:
 
 
 def device_demands(device: MountedDevice, plan: Plan, catalog: Catalog) -> list[PortDemand]:
-    """Ports a mounted device needs, by network: its NICs, its BMC, a NetBox device's interfaces."""
-    demands: list[PortDemand] = []
+    """Ports a mounted device needs, by network: its NICs, its BMC, a NetBox device's interfaces.
+
+    Alike ports of one device (eight rail NICs of one model) are one demand with their count."""
+    counts: Counter[tuple[Network, float, str | None, str]] = Counter()
 
     def need(network: Network, count: int, speed: float, connector: str | None, source: str) -> None:
-        demands.append(
-            PortDemand(
-                device=device.id,
-                name=device.name,
-                network=network,
-                count=count,
-                speed_gbps=speed,
-                connector=connector,
-                source=source,
-            )
-        )
+        counts[(network, speed, connector, source)] += count
 
     if device.machine is not None:
         machine = plan.machine(device.machine)
         if machine is None:
-            return demands
+            return []
         for card in machine.cards:
             nic = catalog.get_as(card.part, Nic)
             if nic is None:
@@ -165,7 +157,18 @@ def device_demands(device: MountedDevice, plan: Plan, catalog: Catalog) -> list[
                 need("oob", part.mgmt_ports, BMC_SPEED_GBPS, "rj45", "management port")
             for group in part.interfaces:
                 need("in-band", group.count, group.speed_gbps, group.connector, "interfaces")
-    return demands
+    return [
+        PortDemand(
+            device=device.id,
+            name=device.name,
+            network=network,
+            count=count,
+            speed_gbps=speed,
+            connector=connector,
+            source=source,
+        )
+        for (network, speed, connector, source), count in counts.items()
+    ]
 
 
 @dataclass

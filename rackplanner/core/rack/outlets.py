@@ -8,7 +8,10 @@ a plan can pin any cord to an outlet group.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
+from weakref import WeakKeyDictionary
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import OutletGroup, Pdu
@@ -72,7 +75,7 @@ def pdu_states(plan: Plan, rack: Rack, catalog: Catalog, found: RackFindings) ->
                 [device.id],
             )
         state = PduState(device=device, part=part, feed=feed)
-        state.free = {g.id: Counter(g.outlets) for g in part.outlet_groups}
+        state.free = {g.id: _counter(g.outlets) for g in part.outlet_groups}
         states.append(state)
     sides = {s.side for s in states if s.side}
     if states and len(sides) < 2:
@@ -85,11 +88,18 @@ def pdu_states(plan: Plan, rack: Rack, catalog: Catalog, found: RackFindings) ->
     return states
 
 
+def _counter(counts: Mapping[Any, int]) -> Counter[str]:
+    """A Counter of ``counts`` (built without Counter's slow check for a mapping argument)."""
+    found: Counter[str] = Counter()
+    dict.update(found, counts)
+    return found
+
+
 # --- outlet assignment -----------------------------------------------------------------
 
 
 def assign_cords(
-    plan: Plan, rack: Rack, pdus: list[PduState], consumers: list[Consumer], found: RackFindings
+    plan: Plan, rack: Rack, pdus: list[PduState], consumers: list[Consumer], found: RackFindings, catalog: Catalog
 ) -> list[CordAssignment]:
     by_id = {p.device.id: p for p in pdus}
     cords: list[CordAssignment] = []
@@ -133,11 +143,25 @@ def assign_cords(
         cords.append(_plug(pdu, group, consumer, override.psu_index, outlet, manual=True))
         taken.add((consumer.device, override.psu_index))
     # Heaviest first, so the big loads spread over the lines before small ones fill gaps.
-    for consumer in sorted(consumers, key=lambda c: (-c.wall_va, c.device)):
+    ordered = sorted(consumers, key=lambda c: (-c.wall_va, c.device))
+    # Racks alike in what they draw and the PDUs they hold get alike choices, whatever their devices
+    # are called: the search is done once and replayed (a cluster's hundreds of identical racks).
+    key = _choice_key(ordered, pdus) if not taken else None
+    memo = _CHOICES.setdefault(catalog, {})
+    replay = memo.get(key) if key is not None else None
+    made: list[tuple[int, str, str] | None] = []
+    step = 0
+    for consumer in ordered:
         for index, (inlet, outlet) in enumerate(zip(consumer.inlets, consumer.outlet_types, strict=True)):
             if (consumer.device, index) in taken:
                 continue
-            choice = _best_outlet(pdus, consumer, index, outlet)
+            if replay is not None:
+                known = replay[step]
+                choice = None if known is None else _replayed(pdus, known)
+            else:
+                choice = _best_outlet(pdus, consumer, index, outlet)
+                made.append(None if choice is None else (pdus.index(choice[0]), choice[1].id, choice[2]))
+            step += 1
             if choice is None:
                 found.add(
                     "error",
@@ -150,8 +174,32 @@ def assign_cords(
                 continue
             pdu, group, used = choice
             cords.append(_plug(pdu, group, consumer, index, used, manual=False))
+    if key is not None and replay is None:
+        memo[key] = made
+        if len(memo) > _CHOICES_KEPT:
+            memo.pop(next(iter(memo)))
     cords.sort(key=lambda c: (c.device, c.psu_index))
     return cords
+
+
+# Each cord's choice (PDU by position, outlet group, outlet type) by the shape of the rack's load,
+# per catalog (a part id means another part in another catalog).
+_CHOICES: WeakKeyDictionary[Catalog, dict[tuple[object, ...], list[tuple[int, str, str] | None]]] = WeakKeyDictionary()
+_CHOICES_KEPT = 512
+
+
+def _choice_key(ordered: list[Consumer], pdus: list[PduState]) -> tuple[object, ...]:
+    """What the balancer's choices depend on: each consumer's load and cords in order, each PDU's
+    part, feed side and voltage (all PDUs start empty)."""
+    loads = tuple((c.wall_va, tuple(c.inlets)) for c in ordered)
+    sockets = tuple((p.part.id, p.side, pdu_voltage(p), p.feed.breaker_a if p.feed else None) for p in pdus)
+    return loads, sockets
+
+
+def _replayed(pdus: list[PduState], known: tuple[int, str, str]) -> tuple[PduState, OutletGroup, str] | None:
+    pdu = pdus[known[0]]
+    group = pdu.group(known[1])
+    return None if group is None else (pdu, group, known[2])
 
 
 def _plug(

@@ -79,7 +79,7 @@ def _rack_power(plan: Plan, rack: Rack, catalog: Catalog) -> RackPower:
                 f"{consumer.name}: the catalog does not give its power inlet; C14 (C13 outlets) assumed.",
                 [consumer.device],
             )
-    cords = assign_cords(plan, rack, pdus, consumers, found)
+    cords = assign_cords(plan, rack, pdus, consumers, found, catalog)
     scenarios = [_scenario(name, pdus, consumers, cords, found) for name in SCENARIOS if _applies(name, pdus)]
     _redundancy_findings(consumers, cords, pdus, found)
     load_w = sum(c.wall_w for c in consumers)
@@ -120,13 +120,16 @@ def _scenario(
     alive = {p.device.id: p.feed is not None and p.side != failed for p in pdus}
     va_by_pdu_group: dict[str, dict[str, float]] = {p.device.id: defaultdict(float) for p in pdus}
     unpowered = []
+    cords_of: dict[str, list[CordAssignment]] = defaultdict(list)
+    for cord in cords:
+        cords_of[cord.device].append(cord)
     for consumer in consumers:
         if not consumer.inlets:
             continue
-        live = [c for c in cords if c.device == consumer.device and alive.get(c.pdu, False)]
+        live = [c for c in cords_of[consumer.device] if alive.get(c.pdu, False)]
         if not live:
             unpowered.append(consumer.device)
-            if name == "normal" or any(c.device == consumer.device for c in cords):
+            if name == "normal" or cords_of[consumer.device]:
                 found.add(
                     "error",
                     "unpowered",

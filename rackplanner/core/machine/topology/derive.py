@@ -21,7 +21,7 @@ from rackplanner.core.machine.topology.nccl import p2p_level
 from rackplanner.core.machine.topology.paths import pair_path
 from rackplanner.core.machine.topology.ring import ring_allreduce, ring_order
 from rackplanner.core.machine.topology.text import explain
-from rackplanner.core.plan.cache import ContentCache, LayeredCache, configuration_key, identity_key
+from rackplanner.core.plan.cache import ContentCache, LayeredCache, configuration_key, content_key, identity_key
 from rackplanner.core.plan.model import Machine
 from rackplanner.core.plan.resolve import board_of
 
@@ -36,7 +36,9 @@ _BY_CONFIGURATION: ContentCache[Topology] = ContentCache()
 
 def derive_topology(machine: Machine, catalog: Catalog) -> Topology:
     """Everything the block diagram and ``topo`` show, for one machine (cached by content)."""
-    return _CACHE.get(catalog, identity_key(machine), machine.model_dump_json, lambda: _shared_derive(machine, catalog))
+    return _CACHE.get(
+        catalog, identity_key(machine), lambda: content_key(machine), lambda: _shared_derive(machine, catalog)
+    )
 
 
 def _shared_derive(machine: Machine, catalog: Catalog) -> Topology:
