@@ -160,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     fabric.add_argument("--tiers", type=int, choices=(1, 2, 3), help="tiers (default: the fewest that hold the ports)")
     fabric.add_argument("--leaf-oversubscription", type=float, default=1.0, metavar="R", help="down:up (default 1)")
     fabric.add_argument("--spine-oversubscription", type=float, default=1.0, metavar="R", help="down:up (default 1)")
+    fabric.add_argument("--storage-switch", metavar="ID", help="switch model of the storage and in-band networks")
+    fabric.add_argument(
+        "--storage-oversubscription", type=float, default=1.0, metavar="R", help="their leaves' down:up (default 1)"
+    )
     fabric.add_argument("--cables", type=Path, metavar="CSV", help="write the cable schedule (one row per cable)")
     fabric.add_argument("--json", action="store_true", help="machine-readable output (without the schedule)")
 

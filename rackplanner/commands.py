@@ -140,6 +140,7 @@ def fabric(args: argparse.Namespace, catalog: Catalog) -> int:
         found = cluster_fabric(
             plan, catalog, switch=args.switch, tiers=args.tiers,
             leaf_oversubscription=args.leaf_oversubscription, spine_oversubscription=args.spine_oversubscription,
+            storage_switch=args.storage_switch, storage_oversubscription=args.storage_oversubscription,
         )  # fmt: skip
     except ValueError as exc:
         raise InputError(f"{args.plan}: {exc}") from exc

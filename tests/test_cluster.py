@@ -199,3 +199,45 @@ def test_a_single_rack_with_its_own_leaf_adds_nothing_to_the_bom(catalog: Catalo
     examples = Path(__file__).resolve().parent.parent / "resources" / "examples"
     plan = load_plan(examples / "colo-rack.json", catalog)
     assert analyse(plan, catalog).bom().fabric is None
+
+
+def test_alike_racks_get_alike_cords_whether_searched_or_replayed(catalog: Catalog) -> None:
+    from rackplanner.core.catalog.loading import load_catalog
+    from rackplanner.core.rack.power import rack_power
+
+    plan = generate_cluster(64)
+    # su01-rack-002 is balanced after su01-rack-001 (its choices replayed), then on a new catalog
+    # on its own (searched): the same cords, loads and findings either way.
+    rack_power(plan, "su01-rack-001", catalog)
+    replayed = rack_power(plan, "su01-rack-002", catalog)
+    searched = rack_power(plan, "su01-rack-002", load_catalog(include_user=False))
+    assert replayed == searched
+    first = rack_power(plan, "su01-rack-001", catalog)
+    # The same outlet group for the n-th cord of the n-th server of each rack.
+    assert [(c.pdu, c.outlet_group, c.psu_index) for c in first.cords] == [
+        (c.pdu, c.outlet_group, c.psu_index) for c in replayed.cords
+    ]
+
+
+def test_storage_is_sized_as_its_own_oversubscribed_network(catalog: Catalog) -> None:
+    from rackplanner.core.rack.side_networks import size_side_networks
+
+    plan = generate_cluster(32)
+    # 4,096 storage ports of 200 GbE on 32-port SN4700 (catalog/switch.yaml) at 3:1: leaves take 24 down
+    # and 8 up; two tiers hold 32 x 24 = 768 ports, so three: 171 leaves in 8 pods of 24, 8 spines a pod.
+    (side,) = size_side_networks(
+        plan, catalog, {"storage": Counter({200.0: 4096})}, switch="nvidia-sn4700", oversubscription=3
+    )
+    assert side.tree is not None
+    assert [(t.name, t.switches) for t in side.tree.tiers] == [("leaf", 171), ("spine", 64), ("core", 16)]
+    for tier in side.tree.tiers:
+        assert tier.ports == tier.down_used + tier.up_used + tier.free
+    assert side.tree.tiers[0].down_used == 4096
+
+
+def test_storage_without_a_fast_enough_switch_says_so(catalog: Catalog) -> None:
+    from rackplanner.core.rack.side_networks import size_side_networks
+
+    # The generated cluster's only Ethernet switch is the 1 GbE / 100 GbE SN2201.
+    (side,) = size_side_networks(generate_cluster(32), catalog, {"storage": Counter({200.0: 64})})
+    assert side.tree is None and "no Ethernet switch of 200 Gb/s" in side.notes[0]

@@ -20,6 +20,7 @@ from rackplanner.core.plan.model import Plan
 from rackplanner.core.rack.cable_plan import AISLE_M, Place, cable_kind, rack_places, route_m
 from rackplanner.core.rack.fabric import NETWORK_LABELS, rack_network
 from rackplanner.core.rack.fat_tree import FatTree, TierName, size_fat_tree
+from rackplanner.core.rack.side_networks import SideNetwork, size_side_networks
 
 NOT_PLACED = "(not in the plan)"
 
@@ -57,6 +58,7 @@ class ClusterFabric(BaseModel):
     links: list[FabricLink]
     other_networks: list[NetworkPorts]
     notes: list[str]
+    side_networks: list[SideNetwork] = []
 
     def cable_counts(self) -> dict[str, dict[str, int]]:
         """Cables by level, then by kind and length."""
@@ -92,6 +94,8 @@ def cluster_fabric(
     tiers: int | None = None,
     leaf_oversubscription: float = 1.0,
     spine_oversubscription: float = 1.0,
+    storage_switch: str | None = None,
+    storage_oversubscription: float = 1.0,
 ) -> ClusterFabric:
     """Size and wire the plan's compute fabric on ``switch`` (default: the plan's most common InfiniBand switch).
 
@@ -100,20 +104,25 @@ def cluster_fabric(
     places = rack_places(plan, catalog)
     ordered = sorted(plan.racks, key=lambda r: list(places).index(r.id) if r.id in places else len(places))
     nodes: list[tuple[str, str, int, float]] = []  # rack, device, compute ports, speed
-    others: dict[str, Counter[str]] = {}
+    others: dict[str, Counter[float]] = {}
     for rack in ordered:
         by_device: dict[str, list[float]] = {}
         for demand in rack_network(plan, rack.id, catalog).demands:
             if demand.network == "compute":
                 by_device.setdefault(demand.device, []).extend([demand.speed_gbps] * demand.count)
             else:
-                others.setdefault(demand.network, Counter())[f"{demand.speed_gbps:g} Gb/s"] += demand.count
+                others.setdefault(demand.network, Counter())[demand.speed_gbps] += demand.count
         for device, speeds in by_device.items():
             nodes.append((rack.id, device, len(speeds), Counter(speeds).most_common(1)[0][0]))
-    other_networks = [NetworkPorts(network=NETWORK_LABELS[n], ports_by_speed=dict(c)) for n, c in others.items()]
+    other_networks = [
+        NetworkPorts(network=NETWORK_LABELS[n], ports_by_speed={f"{speed:g} Gb/s": k for speed, k in c.items()})
+        for n, c in others.items()
+    ]
+    sides = size_side_networks(plan, catalog, others, switch=storage_switch, oversubscription=storage_oversubscription)
     part = _fabric_switch(plan, catalog, switch)
     empty = ClusterFabric(switch_part=None, switch_model=None, speed_gbps=None, tree=None, needed={}, in_plan={},
-                          spare_switches=0, links=[], other_networks=other_networks, notes=[])  # fmt: skip
+                          spare_switches=0, links=[], other_networks=other_networks, notes=[],
+                          side_networks=sides)  # fmt: skip
     if not nodes:
         empty.notes.append("no machine in a rack has a compute-fabric port")
         return empty
@@ -153,6 +162,7 @@ def cluster_fabric(
         links=links,
         other_networks=other_networks,
         notes=notes,
+        side_networks=sides,
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from rackplanner.core.files import write_atomic
 from rackplanner.core.rack.cluster_fabric import NOT_PLACED, ClusterFabric
 from rackplanner.core.rack.fat_tree import describe_fat_tree
+from rackplanner.core.rack.side_networks import describe_side_network
 
 SCHEDULE_COLUMNS = (
     "link", "level", "from_rack", "from_device", "from_port", "to_rack", "to_device", "to_port",
@@ -38,8 +39,10 @@ def format_fabric(fabric: ClusterFabric) -> str:
                 length = f", {metres:,.0f} m in all" if metres else ""
                 lines.append(f"    {level:<10} {count:>7,} x {kind}{length}")
         lines += [f"  Note: {note}" for note in fabric.notes]
+    for side in fabric.side_networks:
+        lines += describe_side_network(side)
     if fabric.other_networks:
-        lines.append("Other networks (ports to serve, sized per rack by `rackplanner power`):")
+        lines.append("Ports per network (each rack's own switches are matched by `rackplanner power`):")
         for network in fabric.other_networks:
             ports = ", ".join(f"{n:,} x {speed}" for speed, n in network.ports_by_speed.items())
             lines.append(f"  {network.network}: {ports}")
