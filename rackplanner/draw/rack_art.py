@@ -21,6 +21,8 @@ from rackplanner.core.rack.mounting import DeviceShape
 
 # Below this many pixels per millimetre a port or an outlet is a dot of noise: not drawn.
 DETAIL_PX_PER_MM = 0.25
+# Details smaller than this on screen (a supply's width, the gap between vent slots) are left out.
+MIN_FEATURE_PX = 6.0
 PORT = QColor(20, 24, 30, 200)
 PSU = QColor(30, 34, 40, 170)
 VENT = QColor(255, 255, 255, 60)
@@ -125,9 +127,9 @@ def paint_device_details(
             elif look.ports and side == "front":
                 _ports(painter, room, min(look.ports, MAX_PORTS_DRAWN))
             elif look.psus and side == "rear":
-                _psus(painter, room, look.psus)
+                _psus(painter, room, look.psus, lod)
             elif look.psus or look.ports:
-                _vents(painter, room)
+                _vents(painter, room, lod)
     painter.restore()
 
 
@@ -212,8 +214,10 @@ def _ports(painter: QPainter, area: QRectF, count: int) -> None:
         painter.drawRect(QRectF(x, y, size, size))
 
 
-def _psus(painter: QPainter, area: QRectF, count: int) -> None:
+def _psus(painter: QPainter, area: QRectF, count: int, lod: float) -> None:
     width = min(area.width() / count - 6, area.height() * 1.6)
+    if width * lod < MIN_FEATURE_PX:
+        return  # slivers too thin to read as supplies: the block's colour says enough
     painter.setBrush(QBrush(PSU))
     for index in range(count):
         box = QRectF(area.right() - (index + 1) * (width + 6), area.top(), width, area.height())
@@ -222,12 +226,15 @@ def _psus(painter: QPainter, area: QRectF, count: int) -> None:
         painter.drawEllipse(QPointF(box.left() + radius + 4, box.center().y()), radius, radius)
 
 
-def _vents(painter: QPainter, area: QRectF) -> None:
+def _vents(painter: QPainter, area: QRectF, lod: float) -> None:
     painter.setPen(QPen(VENT, 1.2))
+    # Slots 8 mm apart, but never closer than a few pixels on screen: a denser hatch looks the
+    # same grey and costs a line per slot.
+    step = max(8.0, MIN_FEATURE_PX / 1.5 / lod)
     x = area.left()
     while x < area.right():
         painter.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()))
-        x += 8
+        x += step
 
 
 def _outlets(painter: QPainter, area: QRectF, groups: tuple[int, ...]) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabBar, QTabWidget, QWidget
 
+from rackplanner.core.plan.index import plan_index
 from rackplanner.core.plan.model import Machine
 from rackplanner.gui.canvases.machine import MachineCanvas
 from rackplanner.gui.canvases.rack_row import RackRowCanvas, rows_of
@@ -36,8 +37,11 @@ class CentreTabs(QTabWidget):
     def tab_machines(self) -> list[Machine]:
         """Machines with a tab: every one not in a rack, and the racked ones the user opened."""
         plan = self.document.plan
-        mounted = {d.machine for r in plan.racks for d in r.devices if d.machine}
-        self._opened &= {m.id for m in plan.machines}
+        mounted = plan_index(plan).rack_of_machine
+        if self._opened:
+            self._opened &= {m.id for m in plan.machines}
+        if len(mounted) == len(plan.machines) and not self._opened:
+            return []  # every machine racked, none opened: nothing to list (a cluster, at every edit)
         return [m for m in plan.machines if m.id not in mounted or m.id in self._opened]
 
     def open_machine_tab(self, machine_id: str) -> None:

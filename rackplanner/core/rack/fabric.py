@@ -13,6 +13,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
+from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel
 
@@ -181,7 +182,8 @@ class _Port:
 _CACHE: LayeredCache[RackNetwork] = LayeredCache()
 _ROW_CACHE: ContentCache[RowFabric] = ContentCache()
 _RACK_FABRICS: ContentCache[frozenset[str]] = ContentCache()
-_PLAN_FABRICS: ContentCache[Counter[str]] = ContentCache(size=8)
+# The last rack list counted, per catalog, and its count of racks holding each fabric's switches.
+_LAST_COUNT: WeakKeyDictionary[Catalog, tuple[list[Rack], Counter[str]]] = WeakKeyDictionary()
 
 
 def switch_fabrics(rack: Rack | None, catalog: Catalog) -> frozenset[str]:
@@ -198,13 +200,27 @@ def switch_fabrics(rack: Rack | None, catalog: Catalog) -> frozenset[str]:
 
 def _fabrics_elsewhere(plan: Plan, rack: Rack, catalog: Catalog) -> frozenset[str]:
     """Fabrics with a switch in another rack of the plan: ports this rack cannot serve are cabled there."""
-
-    def count() -> Counter[str]:
-        return Counter(f for r in plan.racks for f in switch_fabrics(r, catalog))
-
-    racks_with = _PLAN_FABRICS.get(catalog, identity_key(plan), count)
+    racks_with = _racks_with_fabrics(plan.racks, catalog)
     here = switch_fabrics(rack, catalog)
     return frozenset(f for f, n in racks_with.items() if n > (f in here))
+
+
+def _racks_with_fabrics(racks: list[Rack], catalog: Catalog) -> Counter[str]:
+    """How many racks hold a switch of each fabric: worked out again only for the racks an edit replaced."""
+    last = _LAST_COUNT.get(catalog)
+    if last is not None and last[0] is racks:
+        return last[1]
+    if last is not None and len(last[0]) == len(racks):
+        counts = Counter(last[1])
+        for old, new in zip(last[0], racks, strict=True):
+            if old is not new:
+                counts.subtract(switch_fabrics(old, catalog))
+                counts.update(switch_fabrics(new, catalog))
+        counts = +counts
+    else:
+        counts = Counter(f for r in racks for f in switch_fabrics(r, catalog))
+    _LAST_COUNT[catalog] = (racks, counts)
+    return counts
 
 
 def rack_network(plan: Plan, rack_id: str, catalog: Catalog) -> RackNetwork:
