@@ -36,6 +36,7 @@ from rackplanner.core.capacity.curves import (
 )
 from rackplanner.core.capacity.estimate import DEFAULT_RUNTIME, TableRow
 from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.capacity.plan_training import plan_hardware
 from rackplanner.core.capacity.purchase import purchase_of_machine
 from rackplanner.core.capacity.runtime import RUNTIMES
 from rackplanner.core.capacity.text import trust_note
@@ -200,6 +201,7 @@ class CapacityDock(LiveDock):
         self.table.selectionModel().currentRowChanged.connect(lambda _c, _p: self._show_selected())
         self.tokens.valueChanged.connect(lambda _v: self._show_training())
         self.mfu.valueChanged.connect(lambda _v: self._show_training())
+        self.training_box.whole_plan.toggled.connect(lambda _on: self._show_training())
         # Nothing is computed until the dock is first shown.
         self.refresh_when_visible()
 
@@ -467,16 +469,19 @@ class CapacityDock(LiveDock):
     def _show_training(self) -> None:
         selected = self._selected_model()
         plan: TrainingPlan | None = None
-        if selected is not None and self.hardware:
+        hardware = self.hardware
+        if self.training_box.whole_plan.isChecked():
+            hardware = plan_hardware(self._document.plan, self._document.catalog) or hardware
+        if selected is not None and hardware:
             try:
                 plan = training_plan(
-                    selected[0], self.hardware, tokens=self.tokens.value() * 1e9, mfu=self.mfu.value() / 100
+                    selected[0], hardware, tokens=self.tokens.value() * 1e9, mfu=self.mfu.value() / 100
                 )
             except InputError:
                 plan = None
         self._training = plan
         self._training_stale = False
-        self.training_box.show_plan(plan, selected[0] if selected else None, has_hardware=bool(self.hardware))
+        self.training_box.show_plan(plan, selected[0] if selected else None, has_hardware=bool(hardware))
 
 
 class FillLayout(QVBoxLayout):

@@ -8,6 +8,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QDoubleSpinBox,
     QGroupBox,
     QHBoxLayout,
@@ -82,6 +83,10 @@ class TrainingPanel(QGroupBox):
         self.mfu.setValue(k.DEFAULT_MFU * 100)
         self.mfu.setSuffix(" % MFU")
         self.mfu.setToolTip("Model FLOP utilisation: the share of the GPUs' dense TFLOP/s the run achieves")
+        self.whole_plan = QCheckBox("Across the whole plan")
+        self.whole_plan.setToolTip(
+            "One job sharded over every GPU machine of the plan (a cluster), instead of the machine or rack shown"
+        )
         run_row = QHBoxLayout()
         run_row.addWidget(QLabel("Train on"))
         run_row.addWidget(self.tokens)
@@ -94,6 +99,7 @@ class TrainingPanel(QGroupBox):
         training_layout.addWidget(self.training_summary)
         training_layout.addWidget(self.methods)
         training_layout.addLayout(run_row)
+        training_layout.addWidget(self.whole_plan)
         training_layout.addWidget(self.train_time)
         training_layout.addWidget(self.interruptions)
 
@@ -110,9 +116,9 @@ class TrainingPanel(QGroupBox):
             return
         limits = plan.limits
         self.setTitle(f"Training {model.model}")
-        spread = f" in {plan.machines} machines, sharded across them" if plan.machines > 1 else ""
+        spread = f" in {plan.machines:,} machines, sharded across them" if plan.machines > 1 else ""
         self.training_summary.setText(
-            f"{plan.gpus} GPU(s){spread}; sequence {limits.seq:,}, micro-batch {limits.micro_batch}, "
+            f"{plan.gpus:,} GPU(s){spread}; sequence {limits.seq:,}, micro-batch {limits.micro_batch}, "
             "mixed-precision AdamW (18 bytes per parameter)."
         )
         self.methods.setVisible(True)
@@ -136,7 +142,7 @@ class TrainingPanel(QGroupBox):
         fit_table_height(self.methods)
         if plan.days is not None and plan.tflops_total is not None:
             self.train_time.setText(
-                f"{plan.days:,.1f} days ({plan.days * 24:,.0f} h) for {plan.tokens / 1e9:,.1f} B tokens: "
+                f"{_duration(plan.days)} for {plan.tokens / 1e9:,.1f} B tokens: "
                 f"6 × active parameters × tokens FLOP at {plan.mfu:.0%} of "
                 f"{plan.tflops_total:,.0f} dense TFLOP/s."
             )
@@ -149,3 +155,12 @@ class TrainingPanel(QGroupBox):
             f"({limits.gpu_failures_per_day:.4f} GPU failures){run}, at the Llama 3 run's rates "
             f"({k.LLAMA3_INTERRUPTIONS} in {k.LLAMA3_DAYS} days on {k.LLAMA3_GPUS:,} GPUs).\n{budget}"
         )
+
+
+def _duration(days: float) -> str:
+    """'12.3 days (295 h)', '5.2 h' or '11 min': a cluster's run can take minutes."""
+    if days >= 1:
+        return f"{days:,.1f} days ({days * 24:,.0f} h)"
+    if days * 24 >= 1:
+        return f"{days * 24:,.1f} h"
+    return f"{days * 24 * 60:,.0f} min"
