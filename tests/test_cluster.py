@@ -241,3 +241,24 @@ def test_storage_without_a_fast_enough_switch_says_so(catalog: Catalog) -> None:
     # The generated cluster's only Ethernet switch is the 1 GbE / 100 GbE SN2201.
     (side,) = size_side_networks(generate_cluster(32), catalog, {"storage": Counter({200.0: 64})})
     assert side.tree is None and "no Ethernet switch of 200 Gb/s" in side.notes[0]
+
+
+def test_a_director_is_a_two_tier_fat_tree_inside() -> None:
+    # The seed's CS7520 (002_daeb2f0cc80a7fe9.txt): 216 ports built from 36-port switches need 6 spines
+    # for full bandwidth; its 12 leaves give 18 ports down and 18 up each.
+    tree = size_fat_tree(216, 1, 36)
+    assert [(t.name, t.switches) for t in tree.tiers] == [("leaf", 12), ("spine", 6)]
+    assert tree.tiers[0].down_per_switch == 18 and tree.tiers[0].up_per_switch == 18
+
+
+def test_another_switch_model_is_sized_and_its_missing_switches_named(catalog: Catalog) -> None:
+    # SN5600 (catalog/switch.yaml: 64 x 800 GbE OSFP) as the rail switch of 256 DGX: 2,048 ports fit two
+    # tiers of 64-port switches (64 x 32), as with the QM9700; the plan holds none of them.
+    fabric = cluster_fabric(generate_cluster(256), catalog, switch="nvidia-sn5600")
+    assert fabric.switch_part == "nvidia-sn5600" and fabric.tree is not None
+    assert fabric.needed == {"leaf": 64, "spine": 32}
+    assert fabric.in_plan == {"leaf": 0, "spine": 0}
+    assert any("lacks 64 leaf, 32 spine" in note for note in fabric.notes)
+    # Nodes keep their 400 Gb/s NICs; switch-to-switch links run at the switch's 800 Gb/s.
+    speeds = {(link.level, link.speed_gbps) for link in fabric.links}
+    assert speeds == {("node-leaf", 400.0), ("leaf-spine", 800.0)}

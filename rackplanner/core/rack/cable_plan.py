@@ -41,6 +41,14 @@ REACH_M: dict[float, list[tuple[str, float]]] = {
         ("single-mode transceivers + fibre (DR, 100 m class)", 100.0),
         ("single-mode transceivers + fibre (FR4, 2 km class)", 2000.0),
     ],
+    # 800 Gb/s switch to switch: the same twin-port OSFP parts carry 2 x 400G (MCP4Y10 DAC to 2 m,
+    # MMA4Z00-NS 2xSR4 to 50 m); MMS4X00-NM 2xDR4 "reaches from 100 to 500 meters" between switches.
+    800.0: [
+        ("twin-port DAC (passive copper)", 2.0),
+        ("twin-port multimode transceivers + OM4 fibre (2xSR4)", 50.0),
+        ("twin-port single-mode transceivers + fibre (2xDR4)", 500.0),
+        ("twin-port single-mode transceivers + fibre (2xFR4)", 2000.0),
+    ],
 }
 
 

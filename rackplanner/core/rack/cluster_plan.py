@@ -55,7 +55,10 @@ def generate_cluster(servers: int = 2048, *, name: str | None = None) -> Plan:
     for row in range(rows):
         if row == spine_rows_at:
             builder.network_rows(tree)
-        row_id = builder.row(f"row-{row + 1:02d}", f"Row {row + 1}")
+        first_unit = row * UNITS_PER_ROW
+        # In three tiers, a pod is the units whose leaves share spines: say which pod a row is in.
+        pod = f" (pod {first_unit * tree.rails // tree.leaves_per_pod + 1})" if len(tree.tiers) == 3 else ""
+        row_id = builder.row(f"row-{row + 1:02d}", f"Row {row + 1}{pod}")
         for unit in range(row * UNITS_PER_ROW, min(units, (row + 1) * UNITS_PER_ROW)):
             in_unit = min(per_unit, servers - node)
             builder.leaf_rack(row_id, unit, tree.rails if tree.tier("spine") else 1)
