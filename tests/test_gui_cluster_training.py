@@ -29,3 +29,21 @@ def test_training_across_the_whole_plan_counts_every_gpu(qtbot: QtBot, catalog: 
     assert f"goodput {training.failures.goodput:.1%}" in dock.interruptions.text()
     qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=on_the_box)
     assert dock.training is not None and dock.training.gpus == 8
+
+
+def test_the_network_dock_sizes_the_plans_fabric_after_an_edit(qtbot: QtBot, catalog: Catalog) -> None:
+    from rackplanner.core.plan import edits
+    from tests.test_gui_network_dock import make_dock as make_network_dock
+
+    document = PlanDocument(generate_cluster(64), catalog)
+    document.set_current_rack("su01-rack-001")
+    dock = make_network_dock(qtbot, document)
+    box = dock.plan_fabric
+    qtbot.waitUntil(lambda: box.isVisible() and box.fabric is not None)
+    # 64 DGX x 8 rails on 64-port QM9700: 2 units of 32 nodes, 16 rail leaves and 8 spines, all mounted.
+    assert "In the plan: 16 of 16 leaf, 8 of 8 spine" in box.summary.text()
+    # Take two spines out: the box says so once the edits pause.
+    for spine in ("spine-1", "spine-2"):
+        document.apply(edits.unmount_device, rack="network-01", device=spine)
+    qtbot.waitUntil(lambda: "6 of 8 spine" in box.summary.text())
+    assert "lacks 2 spine" in box.summary.text()

@@ -11,6 +11,7 @@ from rackplanner.core.plan.model import Plan
 class PlanIndex:
     racks_by_row: dict[str, list[str]]  # row id -> rack ids in plan order
     rack_of_machine: dict[str, str]  # machine id -> the rack it is mounted in
+    row_of_rack: dict[str, str]  # rack id -> its row id
 
 
 # The last few plans indexed: views ask once per edit each, so all of them share one index.
@@ -30,7 +31,7 @@ def plan_index(plan: Plan) -> PlanIndex:
         for device in rack.devices:
             if device.machine:
                 rack_of_machine[device.machine] = rack.id
-    index = PlanIndex(racks_by_row, rack_of_machine)
+    index = PlanIndex(racks_by_row, rack_of_machine, {r.id: r.row for r in plan.racks})
     _KEPT.insert(0, (plan, index))
     del _KEPT[_KEEP:]
     return index

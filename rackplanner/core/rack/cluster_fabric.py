@@ -96,13 +96,15 @@ def cluster_fabric(
     spine_oversubscription: float = 1.0,
     storage_switch: str | None = None,
     storage_oversubscription: float = 1.0,
+    wire: bool = True,
 ) -> ClusterFabric:
     """Size and wire the plan's compute fabric on ``switch`` (default: the plan's most common InfiniBand switch).
 
     ValueError for a switch id that is not a network switch, or a tree the switch cannot build.
     """
     places = rack_places(plan, catalog)
-    ordered = sorted(plan.racks, key=lambda r: list(places).index(r.id) if r.id in places else len(places))
+    order = {rack_id: n for n, rack_id in enumerate(places)}
+    ordered = sorted(plan.racks, key=lambda r: order.get(r.id, len(order)))
     nodes: list[tuple[str, str, int, float]] = []  # rack, device, compute ports, speed
     others: dict[str, Counter[float]] = {}
     for rack in ordered:
@@ -136,7 +138,8 @@ def cluster_fabric(
                          spine_oversubscription=spine_oversubscription)  # fmt: skip
     roles, spare = _assign_roles(plan, part.id, tree, places)
     speed = Counter(n[3] for n in nodes).most_common(1)[0][0]
-    links = list(_wire(tree, nodes, roles, places, plan, radix_group.speed_gbps))
+    # Without wiring: the tiers and which switches the plan has, for a view that updates per edit.
+    links = list(_wire(tree, nodes, roles, places, plan, radix_group.speed_gbps)) if wire else []
     notes = [
         f"Rack positions: side by side in plan order along each row, rows a rack depth plus a {AISLE_M:g} m "
         "aisle apart; cables run in a tray over the racks, with a service loop at each end, rounded up to "

@@ -78,6 +78,8 @@ class RackNetwork(BaseModel):
     switch_ports: list[SwitchPortUse]
     cables: list[CableRun]
     findings: list[RackFinding]
+    # Ports cabled to switches in other racks of the plan, by network (sized by the plan's fabric).
+    outside_ports: dict[str, int] = {}
 
     def ports_needed(self, network: str) -> int:
         return sum(d.count for d in self.demands if d.network == network)
@@ -286,8 +288,12 @@ def _rack_network(plan: Plan, rack: Rack, catalog: Catalog, elsewhere: frozenset
             "racks (the fabric sizes and cables them).",
             [device],
         )
+    outside_ports: Counter[str] = Counter()
+    for (_device, _name, network, _speed), count in outside.items():
+        outside_ports[network] += count
     return RackNetwork(
         rack=rack.id,
+        outside_ports=dict(outside_ports),
         demands=demands,
         switch_ports=[p.use for p in ports],
         cables=[

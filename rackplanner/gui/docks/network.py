@@ -20,10 +20,12 @@ from PySide6.QtWidgets import (
 )
 
 from rackplanner.core.plan.edits import Change
+from rackplanner.core.plan.index import plan_index
 from rackplanner.core.plan.model import Rack
 from rackplanner.core.rack.fabric import NETWORK_LABELS, RackNetwork, RowFabric
 from rackplanner.draw.colors import SEVERITY_COLORS
 from rackplanner.gui.docks.live import LiveDock, fit_table_height, note_label, scrolling, wrapped_label
+from rackplanner.gui.docks.network_fabric import PlanFabricBox
 from rackplanner.gui.document import ChangeSet, PlanDocument
 
 # Networks always listed, even with no demand, so a missing switch shows as a zero.
@@ -137,6 +139,8 @@ class NetworkDock(LiveDock):
         fabric_form.addRow("Cables", self.fabric_cables)
         fabric_form.addRow(self.fabric_notes)
 
+        self.plan_fabric = PlanFabricBox()
+
         self.empty = note_label()
         self._boxes: list[QWidget] = [switch_box, needs_box, cable_box, self.fabric_box]
 
@@ -147,6 +151,7 @@ class NetworkDock(LiveDock):
         layout.addWidget(self.empty)
         for box in self._boxes:
             layout.addWidget(box)
+        layout.addWidget(self.plan_fabric)
         layout.addStretch(1)
         self.setWidget(scrolling(body))
 
@@ -161,6 +166,8 @@ class NetworkDock(LiveDock):
         if not change.touches(Change.NETWORK, Change.RACK_LAYOUT, Change.MACHINES):
             return
         plan = self._document.plan
+        if self.isVisible() and plan.rack(self._document.current_rack) is not None:
+            self.plan_fabric.show_plan(plan, self._document.catalog)  # any rack's switches count; sized later
         rack = plan.rack(self._document.current_rack)
         if rack is None:
             self.refresh_when_visible()
@@ -191,12 +198,18 @@ class NetworkDock(LiveDock):
         self._show_needs(self.network)
         self._show_cables(rack, self.network)
         self._show_fabric(self.fabric)
+        # Compute nodes in several rows: the plan's fabric (below) is the one to read, not a row's.
+        index = plan_index(plan)
+        node_rows = {rack_row for m, r in index.rack_of_machine.items() if (rack_row := index.row_of_rack.get(r))}
+        self.fabric_box.setVisible(len(node_rows) < 2)
+        self.plan_fabric.show_plan(plan, self._document.catalog)
 
     def _show_empty(self, title: str) -> None:
         self.network = None
         self.fabric = None
         self.needs = []
         self.title.setText(title)
+        self.plan_fabric.clear()
         self.empty.setText("Mount servers and switches in a rack to see its ports and cables.")
         self.empty.setVisible(True)
         for box in self._boxes:
@@ -227,9 +240,16 @@ class NetworkDock(LiveDock):
         connected: Counter[str] = Counter()
         for cable in net.cables:
             connected[cable.network] += cable.count
-        self.needs = [(n, net.ports_needed(n), connected[n]) for n in shown]
+        elsewhere = net.outside_ports
+        # Connected: to a switch in this rack, or cabled to one in another rack of the plan.
+        self.needs = [(n, net.ports_needed(n), connected[n] + elsewhere.get(n, 0)) for n in shown]
         rows = [
-            [NETWORK_LABELS.get(n, n), str(needed), str(done), str(needed - done) if needed > done else "–"]
+            [
+                NETWORK_LABELS.get(n, n),
+                str(needed),
+                f"{done} ({elsewhere[n]} in other racks)" if elsewhere.get(n) else str(done),
+                str(needed - done) if needed > done else "–",
+            ]
             for n, needed, done in self.needs
         ]
         if _fill(self.needs_table, rows, numeric_from=1):
