@@ -158,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     fabric.add_argument("plan", type=Path)
     fabric.add_argument("--switch", metavar="ID", help="switch model (default: the plan's most common InfiniBand one)")
     fabric.add_argument("--tiers", type=int, choices=(1, 2, 3), help="tiers (default: the fewest that hold the ports)")
+    fabric.add_argument(
+        "--split", type=int, default=1, metavar="N", help="breakout: each switch port as N ports of 1/N its speed"
+    )
     fabric.add_argument("--leaf-oversubscription", type=float, default=1.0, metavar="R", help="down:up (default 1)")
     fabric.add_argument("--spine-oversubscription", type=float, default=1.0, metavar="R", help="down:up (default 1)")
     fabric.add_argument("--storage-switch", metavar="ID", help="switch model of the storage and in-band networks")

@@ -141,6 +141,7 @@ def fabric(args: argparse.Namespace, catalog: Catalog) -> int:
             plan, catalog, switch=args.switch, tiers=args.tiers,
             leaf_oversubscription=args.leaf_oversubscription, spine_oversubscription=args.spine_oversubscription,
             storage_switch=args.storage_switch, storage_oversubscription=args.storage_oversubscription,
+            split=args.split,
         )  # fmt: skip
     except ValueError as exc:
         raise InputError(f"{args.plan}: {exc}") from exc

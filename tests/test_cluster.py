@@ -262,3 +262,14 @@ def test_another_switch_model_is_sized_and_its_missing_switches_named(catalog: C
     # Nodes keep their 400 Gb/s NICs; switch-to-switch links run at the switch's 800 Gb/s.
     speeds = {(link.level, link.speed_gbps) for link in fabric.links}
     assert speeds == {("node-leaf", 400.0), ("leaf-spine", 800.0)}
+
+
+def test_a_breakout_doubles_the_radix_and_halves_the_port_speed(catalog: Catalog) -> None:
+    # SN5600's 64 x 800 GbE cages as 128 x 400 GbE (NVIDIA SN5000 manual, Data Interfaces: "128 | 400GbE").
+    fabric = cluster_fabric(generate_cluster(2048), catalog, switch="nvidia-sn5600", split=2, wire=False)
+    assert fabric.tree is not None and fabric.tree.radix == 128
+    # 128-port switches: leaves take 64 nodes down and 64 up; two tiers hold 128 x 64 = 8,192 ports, so
+    # 16,384 take three: 256 leaves, 256 spines, 128 cores (5k^2/4 switches for k^3/4 ports, halved).
+    assert fabric.needed == {"leaf": 256, "spine": 256, "core": 128}
+    with pytest.raises(ValueError, match="1 to 8 ports"):
+        cluster_fabric(generate_cluster(32), catalog, split=0)

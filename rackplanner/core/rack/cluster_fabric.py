@@ -23,6 +23,7 @@ from rackplanner.core.rack.fat_tree import FatTree, TierName, size_fat_tree
 from rackplanner.core.rack.side_networks import SideNetwork, size_side_networks
 
 NOT_PLACED = "(not in the plan)"
+MAX_SPLIT = 8  # breakout cables split a cage into at most eight ports
 
 
 class FabricLink(BaseModel):
@@ -96,6 +97,7 @@ def cluster_fabric(
     spine_oversubscription: float = 1.0,
     storage_switch: str | None = None,
     storage_oversubscription: float = 1.0,
+    split: int = 1,
     wire: bool = True,
 ) -> ClusterFabric:
     """Size and wire the plan's compute fabric on ``switch`` (default: the plan's most common InfiniBand switch).
@@ -132,19 +134,28 @@ def cluster_fabric(
         empty.notes.append("no InfiniBand switch in the plan to build the fabric from (name one with --switch)")
         return empty
     radix_group = max(part.ports, key=lambda g: g.count)
+    if not 1 <= split <= MAX_SPLIT:
+        raise ValueError(f"a breakout splits a port into 1 to {MAX_SPLIT} ports, not {split}")
+    # A breakout cable splits each cage into ``split`` ports of a fraction of its speed (64 x 800G as 128 x 400G).
+    radix, switch_speed = radix_group.count * split, radix_group.speed_gbps / split
     rails = max(n[2] for n in nodes)
-    tree = size_fat_tree(len(nodes), rails, radix_group.count, tiers=tiers,
+    tree = size_fat_tree(len(nodes), rails, radix, tiers=tiers,
                          leaf_oversubscription=leaf_oversubscription,
                          spine_oversubscription=spine_oversubscription)  # fmt: skip
     roles, spare = _assign_roles(plan, part.id, tree, places)
     speed = Counter(n[3] for n in nodes).most_common(1)[0][0]
     # Without wiring: the tiers and which switches the plan has, for a view that updates per edit.
-    links = list(_wire(tree, nodes, roles, places, plan, radix_group.speed_gbps)) if wire else []
+    links = list(_wire(tree, nodes, roles, places, plan, switch_speed)) if wire else []
     notes = [
         f"Rack positions: side by side in plan order along each row, rows a rack depth plus a {AISLE_M:g} m "
         "aisle apart; cables run in a tray over the racks, with a service loop at each end, rounded up to "
         "stock lengths.",
     ]
+    if switch_speed < speed:
+        notes.append(
+            f"The switch ports run at {switch_speed:g} Gb/s, slower than the nodes' {speed:g} Gb/s: "
+            "each node link runs at the slower speed."
+        )
     missing = {t.name: t.switches - sum(1 for s in roles[t.name] if s.place is not None) for t in tree.tiers}
     if any(missing.values()):
         notes.append(
