@@ -5,18 +5,17 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, QSettings
+from PySide6.QtCore import QSettings
 
-from rackplanner.bench.events import drag_over, drop_at
 from rackplanner.bench.gui import (
     APP,
     FRAME_S,
     ROW_OPEN_TARGET_S,
     _close,
-    _look_at,
     _open,
-    _point_for_u,
     _row_canvas,
+    drop_runs,
+    frame_runs,
     settle,
 )
 from rackplanner.bench.table import Figure, Report, timed
@@ -25,7 +24,6 @@ from rackplanner.core.plan import edits
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.rack.cluster_plan import SERVER_HEIGHT_U
 from rackplanner.gui.main_window import open_window
-from rackplanner.gui.mime import device_mime
 
 LABEL = "16,384-GPU plan"
 
@@ -36,35 +34,7 @@ def cluster_gui_figures(report: Report, path: Path, settings: QSettings, repeat:
     doc, catalog = window.document, window.document.catalog
     canvas = _row_canvas(window)
     racks = [r for r in canvas.racks if (rack := doc.plan.rack(r)) is not None and any(d.machine for d in rack.devices)]
-    runs = iter(range(repeat))
-    pending: list[tuple[QMimeData, QPoint]] = []
-
-    def setup_move() -> None:
-        run = next(runs)
-        if doc.undo_stack.canUndo():
-            doc.undo_stack.undo()  # back to full racks: U33 is free in every compute rack again
-        source, target = racks[run % len(racks)], racks[(run + 1) % len(racks)]
-        rack = doc.plan.rack(source)
-        assert rack is not None
-        server = [d.id for d in rack.devices if d.machine][(run // len(racks)) % 4]
-        doc.set_current_rack(target)
-        settle()
-        _look_at(canvas, target)
-        settle()
-        data = device_mime(source, server)
-        point = _point_for_u(canvas, data, target, 33, SERVER_HEIGHT_U)
-        if not drag_over(canvas, data, point):
-            raise RuntimeError(f"moving {server} to {target} U33 was refused")
-        settle()
-        pending[:] = [(data, point)]
-
-    def move() -> None:
-        data, point = pending[0]
-        if not drop_at(canvas, data, point):
-            raise RuntimeError("the drop was refused")
-        settle()
-
-    times = timed(move, repeat, setup=setup_move)
+    times = drop_runs(canvas, racks, SERVER_HEIGHT_U, repeat)
     report.add(Figure(APP, f"drop a server into another rack of the {LABEL} -> docks repainted", times, FRAME_S))
     if doc.undo_stack.canUndo():
         doc.undo_stack.undo()
@@ -84,22 +54,9 @@ def cluster_gui_figures(report: Report, path: Path, settings: QSettings, repeat:
 
     times = timed(limit, repeat, setup=setup_limit)
     report.add(Figure(APP, f"change a GPU power limit in the {LABEL} -> docks repainted", times, FRAME_S))
-    viewport = canvas.viewport()
-    steps = iter(range(repeat))
-
-    def zoom() -> None:
-        canvas.zoom(1.15 if next(steps) % 2 == 0 else 1 / 1.15)
-        viewport.repaint()
-
-    report.add(Figure(APP, f"zoom a row of the {LABEL} one wheel notch (one frame)", timed(zoom, repeat), FRAME_S))
-    bar = canvas.horizontalScrollBar()
-    steps = iter(range(repeat))
-
-    def scroll() -> None:
-        bar.setValue(bar.value() + (60 if next(steps) % 8 < 4 else -60))
-        viewport.repaint()
-
-    report.add(Figure(APP, f"scroll a row of the {LABEL} 60 px (one frame)", timed(scroll, repeat), FRAME_S))
+    zooms, scrolls = frame_runs(canvas, repeat)
+    report.add(Figure(APP, f"zoom a row of the {LABEL} one wheel notch (one frame)", zooms, FRAME_S))
+    report.add(Figure(APP, f"scroll a row of the {LABEL} 60 px (one frame)", scrolls, FRAME_S))
     _close(window)
 
 

@@ -185,37 +185,40 @@ def _point_for_u(canvas: RackRowCanvas, data: QMimeData, rack_id: str, u: int, h
     return start
 
 
-def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int, *, only_drop: bool = False) -> None:
-    """Edits in a generated row with its tab and the rack power dock in front."""
-    window = _open(path, settings)
-    doc, catalog = window.document, window.document.catalog
-    canvas = _row_canvas(window)
-    racks = [r.id for r in doc.plan.racks]
+def drag_to(
+    canvas: RackRowCanvas, source: str, server: str, target: str, u: int, height_u: int
+) -> tuple[QMimeData, QPoint]:
+    """Drag ``server`` of rack ``source`` over U ``u`` of rack ``target`` (untimed: what precedes a drop)."""
+    doc = canvas.document
+    # The current rack first: choosing it may re-fit the view, which the zoom then overrides.
+    doc.set_current_rack(target)
+    settle()
+    _look_at(canvas, target)
+    settle()
+    data = device_mime(source, server)
+    point = _point_for_u(canvas, data, target, u, height_u)
+    if not drag_over(canvas, data, point):
+        raise RuntimeError(f"moving {server} to {target} U{u} was refused")
+    settle()  # the drop ghost is on screen before the drop, as during a real drag
+    return data, point
+
+
+def drop_runs(canvas: RackRowCanvas, racks: list[str], height_u: int, repeat: int) -> list[float]:
+    """Each run drops a server of one rack into U33 of the next (racks full from U1 to U32), undoing
+    the run before; another server each time round the racks, so no move repeats an earlier one."""
+    doc = canvas.document
     runs = iter(range(repeat))
-    state: dict[str, object] = {}
     pending: list[tuple[QMimeData, QPoint]] = []
 
     def setup_move() -> None:
         run = next(runs)
         if doc.undo_stack.canUndo():
-            doc.undo_stack.undo()  # back to the generated row: U33 is free in every rack again
+            doc.undo_stack.undo()  # back to the generated plan: U33 is free in every rack again
         source, target = racks[run % len(racks)], racks[(run + 1) % len(racks)]
         rack = doc.plan.rack(source)
         assert rack is not None
-        # Another server of the rack each time round the row, so no move repeats an earlier one.
-        server = [d.id for d in rack.devices if d.machine][run // len(racks)]
-        # The current rack first: choosing it may re-fit the view, which the zoom then overrides.
-        doc.set_current_rack(target)
-        settle()
-        _look_at(canvas, target)
-        settle()
-        # Generated racks are full from U1 to U32: U33-U36 is free for a 4U server.
-        data = device_mime(source, server)
-        point = _point_for_u(canvas, data, target, 33, 4)
-        if not drag_over(canvas, data, point):
-            raise RuntimeError(f"moving {server} to {target} U33 was refused")
-        settle()  # the drop ghost is on screen before the drop, as during a real drag
-        pending[:] = [(data, point)]
+        servers = [d.id for d in rack.devices if d.machine]
+        pending[:] = [drag_to(canvas, source, servers[(run // len(racks)) % len(servers)], target, 33, height_u)]
 
     def move() -> None:
         data, point = pending[0]
@@ -223,7 +226,37 @@ def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int, *, 
             raise RuntimeError("the drop was refused")
         settle()
 
-    times = timed(move, repeat, setup=setup_move)
+    return timed(move, repeat, setup=setup_move)
+
+
+def frame_runs(canvas: RackRowCanvas, repeat: int) -> tuple[list[float], list[float]]:
+    """One wheel notch of zoom (in and out in turn), then 60 px of horizontal scroll, each repainted."""
+    viewport = canvas.viewport()
+    steps = iter(range(repeat))
+
+    def zoom() -> None:
+        canvas.zoom(1.15 if next(steps) % 2 == 0 else 1 / 1.15)
+        viewport.repaint()
+
+    zooms = timed(zoom, repeat)
+    bar = canvas.horizontalScrollBar()
+    steps = iter(range(repeat))
+
+    def scroll() -> None:
+        bar.setValue(bar.value() + (60 if next(steps) % 8 < 4 else -60))
+        viewport.repaint()
+
+    return zooms, timed(scroll, repeat)
+
+
+def _row_edits(report: Report, path: Path, settings: QSettings, repeat: int, *, only_drop: bool = False) -> None:
+    """Edits in a generated row with its tab and the rack power dock in front."""
+    window = _open(path, settings)
+    doc, catalog = window.document, window.document.catalog
+    canvas = _row_canvas(window)
+    racks = [r.id for r in doc.plan.racks]
+    state: dict[str, object] = {}
+    times = drop_runs(canvas, racks, 4, repeat)
     size = f"{len(racks)}-rack row"
     report.add(Figure(APP, f"drop a server into another rack of the {size} -> docks repainted", times, FRAME_S))
     if only_drop:
@@ -276,23 +309,13 @@ def _row_painting(report: Report, path: Path, settings: QSettings, repeat: int) 
     settle()
     viewport = canvas.viewport()
     report.add(Figure(APP, "paint the 10-rack row (whole view, fitted)", timed(viewport.repaint, repeat)))
-    steps = iter(range(repeat))
-
-    def zoom() -> None:
-        canvas.zoom(1.15 if next(steps) % 2 == 0 else 1 / 1.15)
-        viewport.repaint()
-
-    report.add(Figure(APP, "zoom the 10-rack row one wheel notch (one frame)", timed(zoom, repeat), FRAME_S))
+    # Zoom frames on the fitted row; scroll frames with racks about 300 px wide.
+    zooms, _ = frame_runs(canvas, repeat)
+    report.add(Figure(APP, "zoom the 10-rack row one wheel notch (one frame)", zooms, FRAME_S))
     _look_at(canvas, window.document.plan.racks[0].id)
     settle()
-    bar = canvas.horizontalScrollBar()
-    steps = iter(range(repeat))
-
-    def scroll() -> None:
-        bar.setValue(bar.value() + (60 if next(steps) % 8 < 4 else -60))
-        viewport.repaint()
-
-    report.add(Figure(APP, "scroll the 10-rack row 60 px (one frame)", timed(scroll, repeat), FRAME_S))
+    _, scrolls = frame_runs(canvas, repeat)
+    report.add(Figure(APP, "scroll the 10-rack row 60 px (one frame)", scrolls, FRAME_S))
     _close(window)
 
 

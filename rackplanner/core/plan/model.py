@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Annotated, Literal, NewType
+from typing import Annotated, Any, Literal, NewType, TypeVar
 
 from pydantic import BeforeValidator, Field, model_validator
 
@@ -250,43 +250,31 @@ class Plan(Frozen):
         return self
 
     def machine(self, machine_id: str) -> Machine | None:
-        return _machine_index(self.machines).get(machine_id)
+        return _index(self.machines).get(machine_id)
 
     def rack(self, rack_id: str) -> Rack | None:
-        return _rack_index(self.racks).get(rack_id)
+        return _index(self.racks).get(rack_id)
 
     def row(self, row_id: str) -> Row | None:
         return next((r for r in self.rows if r.id == row_id), None)
 
 
-# Machines by id for the last few machine lists seen. Plans are never changed in place, so
-# a list object stands for its content; holding it keeps its id from being reused.
-_INDEXES: list[tuple[list[Machine], dict[str, Machine]]] = []
-_INDEXES_KEPT = 8
+T = TypeVar("T", Machine, Rack)
+
+# Things by id for the last few lists seen (machines, racks). Plans are never changed in place,
+# so a list object stands for its content; holding it keeps its id from being reused.
+_INDEXES: list[tuple[object, dict[str, Any]]] = []
+_INDEXES_KEPT = 16
 
 
-def _machine_index(machines: list[Machine]) -> dict[str, Machine]:
+def _index(items: list[T]) -> dict[str, T]:
     for kept, index in _INDEXES:
-        if kept is machines:
+        if kept is items:
             return index
-    index = {m.id: m for m in machines}
-    _INDEXES.insert(0, (machines, index))
+    made = {item.id: item for item in items}
+    _INDEXES.insert(0, (items, made))
     del _INDEXES[_INDEXES_KEPT:]
-    return index
-
-
-_RACK_INDEXES: list[tuple[list[Rack], dict[str, Rack]]] = []
-
-
-def _rack_index(racks: list[Rack]) -> dict[str, Rack]:
-    """Racks by id for the last few rack lists seen (as ``_machine_index``)."""
-    for kept, index in _RACK_INDEXES:
-        if kept is racks:
-            return index
-    index = {r.id: r for r in racks}
-    _RACK_INDEXES.insert(0, (racks, index))
-    del _RACK_INDEXES[_INDEXES_KEPT:]
-    return index
+    return made
 
 
 def _unique(what: str, ids: list[str]) -> None:

@@ -137,14 +137,7 @@ class _Builder:
 
     def leaf_rack(self, row_id: str, unit: int, leaves: int) -> None:
         devices = [
-            MountedDevice(
-                id=f"leaf-{rail + 1}",
-                name=f"SU {unit + 1} rail {rail + 1} leaf",
-                part=FABRIC_SWITCH,
-                position_u=1 + rail,
-                face="rear",
-            )
-            for rail in range(leaves)
+            _switch(f"leaf-{rail + 1}", f"SU {unit + 1} rail {rail + 1} leaf", 1 + rail) for rail in range(leaves)
         ]
         self._rack(f"su{unit + 1:02d}-leaves", f"SU {unit + 1} leaves", row_id, devices)
 
@@ -158,13 +151,11 @@ class _Builder:
             chunk = switches[first : first + SWITCHES_PER_NETWORK_RACK]
             number = first // SWITCHES_PER_NETWORK_RACK + 1
             devices = [
-                MountedDevice(
-                    id=f"{role}-{n + 1}",
-                    name=f"{role.capitalize()} {n + 1}",
-                    part=FABRIC_SWITCH,
-                    position_u=1 + i,
-                    face="rear",
-                )
-                for i, (role, n) in enumerate(chunk)
+                _switch(f"{role}-{n + 1}", f"{role.capitalize()} {n + 1}", 1 + i) for i, (role, n) in enumerate(chunk)
             ]
             self._rack(f"network-{number:02d}", f"Network {number}", row_id, devices)
+
+
+def _switch(device_id: str, name: str, position_u: int) -> MountedDevice:
+    """A fabric switch mounted ports to the rear (its power side, where P2C air enters, faces the cold aisle)."""
+    return MountedDevice(id=device_id, name=name, part=FABRIC_SWITCH, position_u=position_u, face="rear")
