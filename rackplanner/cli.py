@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -376,6 +377,10 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(args, str(exc), EXIT_BAD_INPUT, debug)
     except OutputError as exc:
         return _fail(args, str(exc), EXIT_ENVIRONMENT, debug)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ENVIRONMENT
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         return _fail(args, f"{where}{exc.strerror or exc}", EXIT_ENVIRONMENT, debug)
