@@ -62,3 +62,19 @@ def test_row_fabric_sizes_from_the_rows_switch(catalog: Catalog) -> None:
     assert fabric.endpoints == 4
     assert fabric.size is not None and fabric.size.spines == 0
     assert fabric.cables == {"200G IB QSFP56 DAC (node to leaf)": 4}
+
+
+def test_a_cage_port_never_lands_on_an_rj45_port(catalog: Catalog) -> None:
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    # A dual-port 100 GbE ConnectX-5 (QSFP28, catalog/nic.yaml) in each of the four servers: eight
+    # in-band ports. The rack's SN2201 has 4 x 100 GbE QSFP28 and 48 x 1 GbE RJ45 (catalog/switch.yaml).
+    for machine in plan.machines:
+        plan = edits.place_card(
+            plan, machine=machine.id, slot="gpu5", part="connectx-5-mcx516a-ccat", catalog=catalog
+        ).plan
+    network = rack_network(plan, "rack-1", catalog)
+    in_band = [c for c in network.cables if c.network == "in-band"]
+    assert sum(c.count for c in in_band) == 4 and all("QSFP28" in c.cable for c in in_band)
+    missing = [f for f in network.findings if f.code == "no-switch-port"]
+    # The other four have no QSFP port left; an RJ45 port is no answer (it used to take them at 1 Gb/s).
+    assert sum(int(f.message.split(" needs ")[1].split()[0]) for f in missing) == 4

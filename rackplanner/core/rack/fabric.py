@@ -332,7 +332,11 @@ def _fabric_of(demand: PortDemand) -> str:
 def _candidates(ports: list[_Port], demand: PortDemand) -> list[_Port]:
     """Ports of the right fabric: same speed first, then faster, then slower (which a finding names)."""
     fabric = _fabric_of(demand)
-    fitting = [p for p in ports if p.part.fabric == fabric]
+    copper = _is_copper(demand.connector)
+    # A BASE-T (RJ45) port takes only a BASE-T cable, a cage (SFP/QSFP/OSFP) only a pluggable one.
+    fitting = [
+        p for p in ports if p.part.fabric == fabric and (copper is None or _is_copper(p.use.connector) == copper)
+    ]
 
     def rank(port: _Port) -> tuple[int, float]:
         speed = port.use.speed_gbps
@@ -345,8 +349,13 @@ def _candidates(ports: list[_Port], demand: PortDemand) -> list[_Port]:
     return sorted(fitting, key=rank)
 
 
+def _is_copper(connector: str | None) -> bool | None:
+    """Whether a port is BASE-T (RJ45); None when the connector is unknown."""
+    return None if not connector else connector.lower() in ("rj45", "8p8c")
+
+
 def _cable_name(speed_gbps: float, connector: str, fabric: str) -> str:
-    if connector.lower() in ("rj45", "8p8c"):
+    if _is_copper(connector):
         return f"{speed_gbps:g}GbE RJ45 Cat6"
     kind = "IB" if fabric == "infiniband" else "GbE"
     return f"{speed_gbps:g}G {kind} {connector.upper()} {IN_RACK_CABLE}"
