@@ -273,3 +273,21 @@ def test_a_breakout_doubles_the_radix_and_halves_the_port_speed(catalog: Catalog
     assert fabric.needed == {"leaf": 256, "spine": 256, "core": 128}
     with pytest.raises(ValueError, match="1 to 8 ports"):
         cluster_fabric(generate_cluster(32), catalog, split=0)
+
+
+def test_dgx_storage_cards_are_sized_as_their_own_network(catalog: Catalog) -> None:
+    from rackplanner.core.plan import edits
+
+    plan = generate_cluster(32)
+    # DGX H100: two dual-port QSFP112 ConnectX-7 for storage and in-band (NVIDIA BasePOD reference);
+    # one dual-port 200 GbE card each here, an Ethernet card, so its ports serve the in-band network.
+    for machine in plan.machines:
+        plan = edits.place_card(
+            plan, machine=machine.id, slot="storage0", part="connectx-7-mcx713106as-veat", catalog=catalog
+        ).plan
+    fabric = cluster_fabric(plan, catalog, storage_switch="nvidia-sn4700", wire=False)
+    (side,) = fabric.side_networks
+    assert side.network == "in-band management" and side.ports == 64
+    # 64 ports on 32-port SN4700 (catalog/switch.yaml) at 1:1: 4 leaves of 16 down, 16 up; 2 spines.
+    assert side.tree is not None and [(t.name, t.switches) for t in side.tree.tiers] == [("leaf", 4), ("spine", 2)]
+    assert fabric.needed == {"leaf": 8, "spine": 4}  # the compute fabric is unchanged
