@@ -78,3 +78,13 @@ def test_a_cage_port_never_lands_on_an_rj45_port(catalog: Catalog) -> None:
     missing = [f for f in network.findings if f.code == "no-switch-port"]
     # The other four have no QSFP port left; an RJ45 port is no answer (it used to take them at 1 Gb/s).
     assert sum(int(f.message.split(" needs ")[1].split()[0]) for f in missing) == 4
+
+
+def test_a_row_too_big_for_two_tiers_gets_a_core_tier() -> None:
+    # 1,000 ports on 40-port QM8700 (catalog/switch.yaml): two tiers hold 40 leaves x 20 down = 800, so a
+    # spine cannot reach 50 leaves; pods of 20 leaves, 20 spines each, meet at 30 cores of 40 ports.
+    size = size_leaf_spine(1000, 40)
+    assert (size.leaves, size.spines, size.cores) == (50, 60, 30)
+    assert size.leaf_spine_cables == 50 * 20 and size.spine_core_cables == 60 * 20
+    with pytest.raises(ValueError, match="more than three tiers"):
+        size_leaf_spine(10_000, 8)  # three tiers of 8-port switches hold 8 x 4 x 4 = 128

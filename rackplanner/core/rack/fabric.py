@@ -9,7 +9,6 @@ gives each leaf as many uplinks as downlinks; 216 endpoint ports on 36-port swit
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
@@ -23,6 +22,7 @@ from rackplanner.core.findings import RackFinding, RackFindings
 from rackplanner.core.plan.cache import ContentCache, LayeredCache, devices_key, identity_key
 from rackplanner.core.plan.model import MountedDevice, Plan, Rack, rack_machines
 from rackplanner.core.plan.resolve import server_of
+from rackplanner.core.rack.fat_tree import size_fat_tree
 
 Network = Literal["compute", "storage", "in-band", "oob"]
 NETWORK_LABELS: dict[str, str] = {
@@ -86,7 +86,7 @@ class RackNetwork(BaseModel):
 
 
 class FabricSize(BaseModel):
-    """A two-level non-blocking fabric for ``endpoints`` ports of one speed."""
+    """A non-blocking fabric for ``endpoints`` ports of one speed: the one-rail fat tree."""
 
     endpoints: int
     switch_ports: int
@@ -96,37 +96,28 @@ class FabricSize(BaseModel):
     uplinks_per_leaf: int
     endpoint_cables: int
     leaf_spine_cables: int
+    # Beyond what two tiers hold (``switch_ports`` x half of them), pods of leaves meet at cores.
+    cores: int = 0
+    spine_core_cables: int = 0
 
 
 def size_leaf_spine(endpoints: int, switch_ports: int) -> FabricSize:
-    """Leaves and spines for a non-blocking two-level fabric (one switch when it is enough)."""
-    if endpoints < 0 or switch_ports < 2:
-        raise ValueError("a fabric needs a non-negative endpoint count and switches of at least 2 ports")
-    if endpoints <= switch_ports:
-        leaves = 1 if endpoints else 0
-        return FabricSize(
-            endpoints=endpoints,
-            switch_ports=switch_ports,
-            leaves=leaves,
-            spines=0,
-            downlinks_per_leaf=switch_ports,
-            uplinks_per_leaf=0,
-            endpoint_cables=endpoints,
-            leaf_spine_cables=0,
-        )
-    down = switch_ports // 2
-    up = switch_ports - down
-    leaves = math.ceil(endpoints / down)
-    spines = math.ceil(leaves * up / switch_ports)
+    """Leaves and spines (and cores, past two tiers) for a non-blocking fabric; one switch when it is enough.
+
+    ValueError for switches of fewer than 2 ports, or more endpoints than three tiers hold."""
+    tree = size_fat_tree(endpoints, 1, switch_ports)
+    leaf, spine, core = tree.tiers[0], tree.tier("spine"), tree.tier("core")
     return FabricSize(
         endpoints=endpoints,
         switch_ports=switch_ports,
-        leaves=leaves,
-        spines=spines,
-        downlinks_per_leaf=down,
-        uplinks_per_leaf=up,
+        leaves=leaf.switches,
+        spines=spine.switches if spine else 0,
+        downlinks_per_leaf=leaf.down_per_switch,
+        uplinks_per_leaf=leaf.up_per_switch,
         endpoint_cables=endpoints,
-        leaf_spine_cables=leaves * up,
+        leaf_spine_cables=leaf.up_used,
+        cores=core.switches if core else 0,
+        spine_core_cables=spine.up_used if spine else 0,
     )
 
 
@@ -417,17 +408,29 @@ def _row_fabric(plan: Plan, row: str, racks: list[Rack], catalog: Catalog) -> Ro
         )
     switch = switches[0]
     radix = max(switch.ports, key=lambda g: g.count)
-    size = size_leaf_spine(endpoints, radix.count)
     speed = speeds.most_common(1)[0][0] if speeds else radix.speed_gbps
+    try:
+        size = size_leaf_spine(endpoints, radix.count)
+    except ValueError as exc:  # more ports than three tiers of this switch hold
+        notes.append(f"not sized: {exc}")
+        return RowFabric(
+            row=row, row_name=row_name, racks=[r.id for r in racks], endpoints=endpoints, speed_gbps=speed,
+            switch_part=switch.id, size=None, leaves_present=len(switches), cables={}, notes=notes,
+        )  # fmt: skip
     cables = {f"{speed:g}G IB {radix.connector.upper()} {IN_RACK_CABLE} (node to leaf)": size.endpoint_cables}
     if size.leaf_spine_cables:
         cables[f"{radix.speed_gbps:g}G IB {radix.connector.upper()} {BETWEEN_RACKS_CABLE} (leaf to spine)"] = (
             size.leaf_spine_cables
         )
+    if size.spine_core_cables:
+        cables[f"{radix.speed_gbps:g}G IB {radix.connector.upper()} {BETWEEN_RACKS_CABLE} (spine to core)"] = (
+            size.spine_core_cables
+        )
     if size.spines:
+        cores = f" and {size.cores} cores" if size.cores else ""
         notes.append(
             f"{endpoints} ports need {size.leaves} leaves ({size.downlinks_per_leaf} down, "
-            f"{size.uplinks_per_leaf} up) and {size.spines} spines of {radix.count}-port {switch.model}; "
+            f"{size.uplinks_per_leaf} up), {size.spines} spines{cores} of {radix.count}-port {switch.model}; "
             f"the row has {len(switches)} such switch(es)."
         )
     return RowFabric(

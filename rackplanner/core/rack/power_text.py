@@ -22,8 +22,9 @@ def format_power(catalog: Catalog, reports: list[RackReport], fabrics: list[RowF
         row = fabric.row_name or fabric.row
         out.append(f"Compute fabric, {row}: {fabric.endpoints} ports at {fabric.speed_gbps or 0:g} Gb/s")
         if size.spines:
+            cores = f" and {size.cores} cores" if size.cores else ""
             out.append(
-                f"  non-blocking leaf/spine: {size.leaves} leaves and {size.spines} spines "
+                f"  non-blocking leaf/spine: {size.leaves} leaves and {size.spines} spines{cores} "
                 f"({size.downlinks_per_leaf} down / {size.uplinks_per_leaf} up per leaf); "
                 f"the row has {fabric.leaves_present} switch(es)"
             )

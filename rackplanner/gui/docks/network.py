@@ -322,12 +322,13 @@ class NetworkDock(LiveDock):
                 f" ({size.downlinks_per_leaf} down, {size.uplinks_per_leaf} up each)" if size.uplinks_per_leaf else ""
             )
             present = fabric.leaves_present
-            missing = size.leaves + size.spines - present
+            missing = size.leaves + size.spines + size.cores - present
             self.leaves.setText(
                 f"{size.leaves} needed{per_leaf}; {present} InfiniBand switch(es) in the row"
                 + (f", {missing} short" if missing > 0 else "")
             )
-            self.spines.setText(str(size.spines) if size.spines else "none (one switch serves every endpoint)")
+            spines = f"{size.spines}" + (f", and {size.cores} cores above them" if size.cores else "")
+            self.spines.setText(spines if size.spines else "none (one switch serves every endpoint)")
             self.fabric_cables.setText(
                 "\n".join(f"{count} × {name}" for name, count in fabric.cables.items()) or "none"
             )
