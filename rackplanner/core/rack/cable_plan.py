@@ -26,6 +26,10 @@ DEFAULT_RACK_HEIGHT_U = 42
 AISLE_M = 1.2
 TRAY_ABOVE_RACK_M = 0.3
 SERVICE_LOOP_M = 0.5  # at each end
+LAYOUT_NOTE = (
+    f"Cable lengths assume racks side by side in plan order along each row, rows a rack depth plus a {AISLE_M:g} m "
+    "aisle apart, and cables in a tray over the racks with a service loop at each end, rounded up to stock lengths."
+)
 
 # Longest run of each cable kind at each speed (m), cheapest kind first. 400 Gb/s (NDR, 400GbE),
 # NVIDIA LinkX product specifications on docs.nvidia.com: MCP4Y10-Nxxx passive DAC "0.5, 1, 1.5,

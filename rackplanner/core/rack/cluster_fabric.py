@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import NetworkSwitch
 from rackplanner.core.plan.model import Plan
-from rackplanner.core.rack.cable_plan import AISLE_M, Place, cable_kind, rack_places, route_m
+from rackplanner.core.rack.cable_plan import Place, cable_kind, rack_places, route_m
 from rackplanner.core.rack.fabric import NETWORK_LABELS, rack_network
 from rackplanner.core.rack.fat_tree import FatTree, TierName, size_fat_tree
 from rackplanner.core.rack.side_networks import SideNetwork, size_side_networks
@@ -61,22 +61,14 @@ class ClusterFabric(BaseModel):
     notes: list[str]
     side_networks: list[SideNetwork] = []
 
-    def cable_counts(self) -> dict[str, dict[str, int]]:
-        """Cables by level, then by kind and length."""
-        found: dict[str, Counter[str]] = {}
-        for link in self.links:
-            length = f"{link.length_m:g} m " if link.length_m is not None else ""
-            found.setdefault(link.level, Counter())[f"{link.speed_gbps:g}G {length}{link.cable}"] += 1
-        return {level: dict(sorted(c.items())) for level, c in found.items()}
-
 
 class _Switch:
     """A switch of the tree: where it stands (None when the plan lacks it) and its next free ports."""
 
-    __slots__ = ("device", "name", "next_down", "next_up", "place", "rack", "u")
+    __slots__ = ("device", "next_down", "next_up", "place", "rack", "u")
 
-    def __init__(self, rack: str, device: str, name: str, place: Place | None, u: int | None, first_up: int) -> None:
-        self.rack, self.device, self.name, self.place, self.u = rack, device, name, place, u
+    def __init__(self, rack: str, device: str, place: Place | None, u: int | None, first_up: int) -> None:
+        self.rack, self.device, self.place, self.u = rack, device, place, u
         self.next_down, self.next_up = 1, first_up
 
     def port(self, up: bool) -> str:
@@ -146,11 +138,7 @@ def cluster_fabric(
     speed = Counter(n[3] for n in nodes).most_common(1)[0][0]
     # Without wiring: the tiers and which switches the plan has, for a view that updates per edit.
     links = list(_wire(tree, nodes, roles, places, plan, switch_speed)) if wire else []
-    notes = [
-        f"Rack positions: side by side in plan order along each row, rows a rack depth plus a {AISLE_M:g} m "
-        "aisle apart; cables run in a tray over the racks, with a service loop at each end, rounded up to "
-        "stock lengths.",
-    ]
+    notes: list[str] = []
     if switch_speed < speed:
         notes.append(
             f"The switch ports run at {switch_speed:g} Gb/s, slower than the nodes' {speed:g} Gb/s: "
@@ -196,7 +184,7 @@ def _fabric_switch(plan: Plan, catalog: Catalog, switch: str | None) -> NetworkS
 def _assign_roles(
     plan: Plan, part: str, tree: FatTree, places: dict[str, Place]
 ) -> tuple[dict[TierName, list[_Switch]], int]:
-    named: dict[str | None, deque[tuple[str, str, str, int | None]]] = {
+    named: dict[str | None, deque[tuple[str, str, int | None]]] = {
         role: deque() for role in ("leaf", "spine", "core", None)
     }
     for rack in plan.racks:
@@ -204,7 +192,7 @@ def _assign_roles(
             if d.part == part:
                 text = f"{d.id} {d.name}".lower()
                 role = next((r for r in ("leaf", "spine", "core") if r in text), None)
-                named[role].append((rack.id, d.id, d.name, d.position_u))
+                named[role].append((rack.id, d.id, d.position_u))
     roles: dict[TierName, list[_Switch]] = {}
     for tier in tree.tiers:
         pool = named[tier.name]
@@ -213,11 +201,10 @@ def _assign_roles(
             source = pool if pool else named[None]
             first_up = tier.down_per_switch + 1
             if source:
-                rack_id, device, name, u = source.popleft()
-                chosen.append(_Switch(rack_id, device, name, places.get(rack_id), u, first_up))
+                rack_id, device, u = source.popleft()
+                chosen.append(_Switch(rack_id, device, places.get(rack_id), u, first_up))
             else:
-                label = f"{tier.name}-{n + 1}"
-                chosen.append(_Switch(NOT_PLACED, label, label, None, None, first_up))
+                chosen.append(_Switch(NOT_PLACED, f"{tier.name}-{n + 1}", None, None, first_up))
         roles[tier.name] = chosen
     spare = sum(len(v) for v in named.values())
     return roles, spare

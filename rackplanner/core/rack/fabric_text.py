@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from rackplanner.core.files import write_atomic
+from rackplanner.core.rack.cable_plan import LAYOUT_NOTE
 from rackplanner.core.rack.cluster_fabric import NOT_PLACED, ClusterFabric
 from rackplanner.core.rack.fat_tree import describe_fat_tree
 from rackplanner.core.rack.side_networks import describe_side_network
@@ -39,6 +40,8 @@ def format_fabric(fabric: ClusterFabric) -> str:
                 length = f", {metres:,.0f} m in all" if metres else ""
                 lines.append(f"    {level:<10} {count:>7,} x {kind}{length}")
         lines += [f"  Note: {note}" for note in fabric.notes]
+        if fabric.links:
+            lines.append(f"  Note: {LAYOUT_NOTE}")
     for side in fabric.side_networks:
         lines += describe_side_network(side)
     if fabric.other_networks:

@@ -82,7 +82,7 @@ def _lines(fabric: ClusterFabric) -> list[str]:
         lines.append(
             "In the plan: " + ", ".join(f"{fabric.in_plan[t]:,} of {n:,} {t}" for t, n in fabric.needed.items())
         )
-        lines += [note for note in fabric.notes if not note.startswith("Rack positions")]
+        lines += fabric.notes
     for side in fabric.side_networks:
         lines += [line.strip() for line in describe_side_network(side)]
     return lines
