@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.curves import TrainingPlan, training_plan
+from rackplanner.core.capacity.failures import format_failure_budget
 from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
@@ -41,8 +42,6 @@ def plan_training(plan: Plan, catalog: Catalog, model: LlmModel, *, tokens: floa
 
 def format_plan_training(training: TrainingPlan) -> list[str]:
     """Lines for the estimate: GPUs, time per billion tokens, interruptions and goodput."""
-    from rackplanner.core.capacity.failures import format_failure_budget
-
     lines = [f"Training across the whole plan ({training.machines:,} machines, {training.gpus:,} GPUs, sharded):"]
     if training.days is not None:
         lines.append(

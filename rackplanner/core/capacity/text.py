@@ -301,12 +301,11 @@ def estimate_command(
         gpu_layers=gpu_layers,
     )
     from rackplanner.core.capacity.cost import format_ownership
+    from rackplanner.core.capacity.plan_training import format_plan_training, plan_training
     from rackplanner.core.capacity.purchase import ownership_of, purchase_of_machine, purchase_of_parts
 
     whole = None
     if plan is not None:
-        from rackplanner.core.capacity.plan_training import plan_training
-
         loaded, found = _plan_and_machine(plan, catalog, machine)
         purchase = purchase_of_machine(catalog, found, loaded.user_prices)
         whole = plan_training(loaded, catalog, llm)
@@ -326,8 +325,6 @@ def estimate_command(
     else:
         lines += [f"  {line}" for line in format_ownership(cost)]
     if whole is not None:
-        from rackplanner.core.capacity.plan_training import format_plan_training
-
         lines += ["", *format_plan_training(whole)]
     return format_estimate(est) + "\n".join(lines)
 
