@@ -255,7 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument("--batch", type=int, default=1, metavar="B", help="sequences decoded together")
     estimate.add_argument("--context", type=int, default=4096, metavar="C", help="tokens per sequence")
     estimate.add_argument(
-        "--runtime", default="llama.cpp", help="llama.cpp (layer split), vllm, tensorrt-llm (tensor parallel), vllm-pp"
+        "--runtime",
+        default="llama.cpp",
+        help="llama.cpp or ik_llama.cpp (layer split), vllm, sglang, tensorrt-llm (tensor parallel), vllm-pp, mlx",
     )
     estimate.add_argument("--kv-cache", default="fp16", metavar="PREC", help="KV cache precision (default fp16)")
     estimate.add_argument("--prompt", type=int, metavar="N", help="prompt tokens for prefill and time to first token")
@@ -280,7 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     capacity.add_argument("--machine", metavar="NAME", help="machine id or name (needed when the plan has several)")
     capacity.add_argument("--context", type=int, default=4096, metavar="C", help="tokens per sequence")
     capacity.add_argument(
-        "--runtime", default="llama.cpp", help="llama.cpp (layer split), vllm, tensorrt-llm (tensor parallel), vllm-pp"
+        "--runtime",
+        default="llama.cpp",
+        help="llama.cpp or ik_llama.cpp (layer split), vllm, sglang, tensorrt-llm (tensor parallel), vllm-pp, mlx",
     )
     capacity.add_argument("--json", action="store_true", help="machine-readable output")
 

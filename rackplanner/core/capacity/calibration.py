@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from rackplanner.core.capacity.estimate import estimate, get_model
 from rackplanner.core.capacity.fitted import Calibration
+from rackplanner.core.capacity.formats import KV_CACHE_BYTES
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_unified_system
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Cpu, UnifiedSystem
@@ -44,6 +45,8 @@ class MeasuredPoint(BaseModel):
     backend: str = ""
     # The independent source (thread, site, publisher) the row belongs to.
     source_group: str = ""
+    # The KV cache's precision in the run (fp16 unless the source says fp8, q8_0 ...).
+    kv_cache: str = "fp16"
 
     @property
     def group(self) -> str:
@@ -93,6 +96,9 @@ def load_points(path: Path) -> list[MeasuredPoint]:
             raise InputError(f"{path}: line {number}: {describe_validation_error(exc)}") from None
         if point.metric not in METRICS:
             raise InputError(f"{path}: line {number}: metric {point.metric!r} is not one of {', '.join(METRICS)}")
+        if point.kv_cache.lower() not in KV_CACHE_BYTES:
+            known = ", ".join(KV_CACHE_BYTES)
+            raise InputError(f"{path}: line {number}: kv_cache {point.kv_cache!r} is not one of {known}")
         points.append(point)
     return points
 
@@ -122,6 +128,7 @@ def evaluate(points: list[MeasuredPoint], catalog: Catalog, *, calibration: Cali
             batch=point.batch,
             context=point.context,
             prompt=point.context,
+            kv_cache=point.kv_cache,
             with_training=False,
             calibration=calibration,
         )

@@ -31,6 +31,8 @@ TECH_FAMILY = {
 # Runtime id -> the class it is calibrated in (ollama and LM Studio run llama.cpp).
 RUNTIME_CLASS = {
     "llama.cpp": "llama.cpp",
+    # Decode is bandwidth-bound and the fork reads the same GGUF tensors: llama.cpp's class.
+    "ik_llama.cpp": "llama.cpp",
     "mlx": "mlx",
     "vllm": "server",
     "vllm-pp": "server",
@@ -68,6 +70,24 @@ def architecture(text: str | None) -> str:
 
 def runtime_class(runtime_id: str) -> str:
     return RUNTIME_CLASS.get(runtime_id.lower(), runtime_id.lower())
+
+
+# Runtimes whose prompt kernels are their own, so prefill is calibrated apart, falling back
+# to the class they share for decode.
+OWN_PREFILL_CLASS = {"ik_llama.cpp"}
+
+
+# Runtimes that run a MoE layer's experts as one GEMM each in a prompt pass (ggml's
+# mul_mat_id), so each expert costs a kernel's fixed time; vLLM's fused MoE kernel and MLX's
+# gather_qmm take every expert in one kernel.
+KERNEL_PER_EXPERT = {"llama.cpp", "ik_llama.cpp"}
+
+
+def prefill_runtime_classes(runtime_id: str) -> list[str]:
+    """The runtime classes prefill constants are looked up in, most specific first."""
+    rt = runtime_id.lower()
+    base = runtime_class(rt)
+    return [rt, base] if rt in OWN_PREFILL_CLASS else [base]
 
 
 def chip_architecture(chip: str, vendor: str) -> str:

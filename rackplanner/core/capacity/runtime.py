@@ -31,6 +31,9 @@ class Runtime:
     cpu_offload: bool
     # The makers whose devices it runs on (None: any maker's).
     vendors: frozenset[str] | None = None
+    # Prompt tokens one forward pass takes at most: each pass pays the fixed costs of its
+    # kernels once, so a short prompt pays them over fewer tokens.
+    prefill_chunk_tokens: int = 8192
 
     def runs_on(self, kind: str, vendor: str | None = None) -> bool:
         """Whether it runs on a device of ``kind`` (gpu, cpu, soc) from ``vendor``."""
@@ -44,16 +47,47 @@ class Runtime:
 
 
 _GPU = frozenset({"gpu"})
+# llama.cpp's default micro-batch (n_ubatch 512, common/common.h); mlx-lm's generate_step
+# prefill_step_size (2048); the servers' token budget per step (TensorRT-LLM max_num_tokens,
+# vLLM max_num_batched_tokens: 8192), the field's default above.
+LLAMA_CPP_UBATCH = 512
+MLX_PREFILL_STEP = 2048
 RUNTIMES: dict[str, Runtime] = {
     r.id: r
     for r in (
-        Runtime("llama.cpp", "llama.cpp (layer split)", "layer", frozenset({"gpu", "cpu", "soc"}), "", True),
+        Runtime(
+            "llama.cpp",
+            "llama.cpp (layer split)",
+            "layer",
+            frozenset({"gpu", "cpu", "soc"}),
+            "",
+            True,
+            prefill_chunk_tokens=LLAMA_CPP_UBATCH,
+        ),
+        # ikawrakow's llama.cpp fork: the same GGUF files and layer split, its own CPU and
+        # MoE prompt kernels (repacked quants, fused experts).
+        Runtime(
+            "ik_llama.cpp",
+            "ik_llama.cpp (llama.cpp fork, layer split)",
+            "layer",
+            frozenset({"gpu", "cpu"}),
+            "GPUs and CPUs",
+            True,
+            prefill_chunk_tokens=LLAMA_CPP_UBATCH,
+        ),
         Runtime("vllm", "vLLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("sglang", "SGLang (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("tensorrt-llm", "TensorRT-LLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("vllm-pp", "vLLM (pipeline parallel)", "pipeline", _GPU, "GPUs", False),
         Runtime(
-            "mlx", "MLX (Apple silicon)", "layer", frozenset({"soc"}), "Apple silicon", False, frozenset({"apple"})
+            "mlx",
+            "MLX (Apple silicon)",
+            "layer",
+            frozenset({"soc"}),
+            "Apple silicon",
+            False,
+            frozenset({"apple"}),
+            prefill_chunk_tokens=MLX_PREFILL_STEP,
         ),
     )
 }
