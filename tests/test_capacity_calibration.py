@@ -51,7 +51,7 @@ def test_measured_points_are_sourced_and_enough() -> None:
         assert point.source.startswith("https://"), point.point
         assert point.date[:4].isdigit() and point.runtime_version and point.hardware_detail, point.point
     assert {p.metric for p in points} == {"decode_tokens_per_s", "prefill_tokens_per_s"}
-    assert {p.runtime for p in benchmark} >= {"llama.cpp", "vllm", "tensorrt-llm", "sglang", "mlx"}
+    assert {p.runtime for p in benchmark} >= {"llama.cpp", "ik_llama.cpp", "vllm", "tensorrt-llm", "sglang", "mlx"}
 
 
 def test_shipped_constants_are_the_fit(calibrated: tuple[Calibration, CrossValidation]) -> None:
@@ -65,6 +65,8 @@ def test_shipped_constants_are_the_fit(calibrated: tuple[Calibration, CrossValid
         assert shipped.prefill_tflops_efficiency[key] == pytest.approx(value, rel=1e-3), key
     for key, value in fresh.layer_overhead_s.items():
         assert shipped.layer_overhead_s[key] == pytest.approx(value, rel=1e-3, abs=1e-9), key
+    for key, value in fresh.prefill_expert_s.items():
+        assert shipped.prefill_expert_s[key] == pytest.approx(value, rel=1e-3, abs=1e-9), key
     assert shipped.numa_scaling == fresh.numa_scaling
     for key, band in fresh.error_bands.items():
         assert shipped.error_bands[key].median == pytest.approx(band.median, rel=1e-3), key
@@ -80,10 +82,10 @@ def test_held_out_error_report(
     warnings.warn(CalibrationReport("\n" + text), stacklevel=1)
     decode, prefill = cv.band("decode"), cv.band("prefill")
     assert decode is not None and prefill is not None
-    # Regression guards at the cross-validated error of 2026-11 (decode 20%, prefill 34%
+    # Regression guards at the cross-validated error of 2026-11 (decode 20%, prefill 25%
     # median); the targets (15% median, 90% within 35%) are not met yet, see README.
     assert decode.median <= 0.22
-    assert prefill.median <= 0.38
+    assert prefill.median <= 0.28
     assert decode.points >= 250 and prefill.points >= 150
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rackplanner.core.capacity.calibration import MeasuredPoint, PointError, evaluate, hardware_of
-from rackplanner.core.capacity.classes import runtime_class
+from rackplanner.core.capacity.classes import KERNEL_PER_EXPERT, prefill_runtime_classes, runtime_class
 from rackplanner.core.capacity.estimate import get_model
 from rackplanner.core.capacity.fitted import (
     ANY,
@@ -32,9 +32,10 @@ from rackplanner.core.capacity.fitted import (
     ErrorBand,
     band_class,
     decode_keys,
+    prefill_fit_keys,
     prefill_keys,
 )
-from rackplanner.core.capacity.formats import get_format
+from rackplanner.core.capacity.formats import get_format, kv_element_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.speed import SpeedInputs, allreduce_s
@@ -43,6 +44,9 @@ from rackplanner.core.catalog.loading import Catalog
 
 MIN_CLASS_POINTS = 3
 ROUNDS = 4
+# Relative error beyond which a point's weight in the fixed-cost fit falls off (Huber).
+HUBER_K = 0.2
+IRLS_ROUNDS = 8
 NUMA_GRID = tuple(i / 20 for i in range(21))
 
 
@@ -71,6 +75,9 @@ class Features:
     moe_layers: int
     hops: int
     allreduce_s: float
+    # Prefill: prompt tokens per pass, and experts over the MoE layers (kernels per pass).
+    chunk_tokens: int = 1
+    experts_over_layers: int = 0
 
     @property
     def decode(self) -> bool:
@@ -87,7 +94,8 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         hw = hardware_of(point, catalog)
         model = get_model(catalog, point.model)
         runtime = get_runtime(point.runtime)
-        s = SpeedInputs.build(model, get_format(point.format), hw, runtime, calibration=unit)
+        kv = kv_element_bytes(point.kv_cache)
+        s = SpeedInputs.build(model, get_format(point.format), hw, runtime, kv_bytes=kv, calibration=unit)
         if point.metric == "decode_tokens_per_s":
             b = point.batch
             at_peak = (s.weights_read(b) + b * s.kv_read_bytes(point.context)) / s.mem_bytes_per_s
@@ -103,12 +111,21 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
         rt = runtime_class(point.runtime)
         moe = moe_layer_count(model)
-        out.append(Features(point, hw, rt, seconds, at_peak, model.layers, moe, hops, allreduce))
+        chunk = min(point.context, runtime.prefill_chunk_tokens)
+        experts = moe * (model.moe_experts or 0)
+        out.append(Features(point, hw, rt, seconds, at_peak, model.layers, moe, hops, allreduce, chunk, experts))
     return out
 
 
 def _class_of(keys: list[str], counts: dict[str, int]) -> str:
     return next((key for key in keys if counts.get(key, 0) >= MIN_CLASS_POINTS), keys[-1])
+
+
+def _lookup(eff: dict[str, float], keys: list[str], counts: dict[str, int]) -> float:
+    """The share of the first class with enough points that has one (a class whose points
+    all fell below the fixed costs has none)."""
+    start = keys.index(_class_of(keys, counts))
+    return next(eff[key] for key in keys[start:] if key in eff)
 
 
 KeysOf = Callable[[Hardware, str], list[str]]
@@ -173,6 +190,20 @@ def _nonnegative_lstsq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
+def _robust_nonnegative_lstsq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Non-negative least squares with Huber weights (iteratively reweighted): a point off
+    by more than ``HUBER_K`` counts in proportion to its error, not its square, so one
+    runtime's early, slow builds do not set a fixed cost for every other point."""
+    weights = np.ones(len(b))
+    x = np.zeros(a.shape[1])
+    for _ in range(IRLS_ROUNDS):
+        root = np.sqrt(weights)[:, None]
+        x = _nonnegative_lstsq(a * root, b * root[:, 0])
+        residual = np.abs(a @ x - b)
+        weights = np.minimum(1.0, HUBER_K / np.maximum(residual, 1e-12))
+    return x
+
+
 def _fit_decode(rows: list[Features]) -> tuple[dict[str, float], dict[str, float]]:
     """(bandwidth share by class, fixed costs by column) alternating medians and least squares."""
     cols = _fixed_columns(rows)
@@ -193,12 +224,56 @@ def _fit_decode(rows: list[Features]) -> tuple[dict[str, float], dict[str, float
         b = np.array(
             [
                 1
-                - (row.allreduce_s + row.at_peak_s / eff[_class_of(decode_keys(row.hw, row.point.runtime), counts)])
+                - (row.allreduce_s + row.at_peak_s / _lookup(eff, decode_keys(row.hw, row.point.runtime), counts))
                 / row.seconds
                 for row in rows
             ]
         )
-        fixed = dict(zip(cols, _nonnegative_lstsq(a, b), strict=True)) if cols else {}
+        fixed = dict(zip(cols, _robust_nonnegative_lstsq(a, b), strict=True)) if cols else {}
+    return eff, fixed
+
+
+def _prefill_class(row: Features) -> str:
+    return prefill_runtime_classes(row.point.runtime)[0]
+
+
+def _prefill_columns(rows: list[Features]) -> list[str]:
+    cols = {
+        f"expert|{_prefill_class(row)}"
+        for row in rows
+        if row.experts_over_layers and _prefill_class(row) in KERNEL_PER_EXPERT
+    }
+    return sorted(cols)
+
+
+def _prefill_row(row: Features, cols: list[str]) -> list[float]:
+    values = {
+        f"layer|{row.runtime}|{row.hw.kind}": row.layers / row.chunk_tokens,
+        f"expert|{_prefill_class(row)}": row.experts_over_layers / row.chunk_tokens,
+    }
+    return [values.get(col, 0.0) for col in cols]
+
+
+def _fit_prefill(rows: list[Features]) -> tuple[dict[str, float], dict[str, float]]:
+    """(tensor-peak share by class, fixed costs of a pass by column), alternating as decode does."""
+    cols = _prefill_columns(rows)
+    fixed = dict.fromkeys(cols, 0.0)
+    counts = _counts(rows, prefill_fit_keys)
+    eff: dict[str, float] = {}
+    for _ in range(ROUNDS):
+        implied = []
+        for row in rows:
+            rest = row.seconds - sum(c * fixed[k] for k, c in zip(cols, _prefill_row(row, cols), strict=True))
+            implied.append(row.at_peak_s / rest if rest > 0 else 0.0)
+        eff = _medians(rows, implied, prefill_fit_keys)
+        a = np.array([[c / row.seconds for c in _prefill_row(row, cols)] for row in rows])
+        b = np.array(
+            [
+                1 - row.at_peak_s / _lookup(eff, prefill_keys(row.hw, row.point.runtime), counts) / row.seconds
+                for row in rows
+            ]
+        )
+        fixed = dict(zip(cols, _robust_nonnegative_lstsq(a, b), strict=True)) if cols else {}
     return eff, fixed
 
 
@@ -239,14 +314,18 @@ def fit(
     moe = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("moe|")}
     hop = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("hop|")}
     hop.setdefault(ANY, 0.0)
-    implied = [r.at_peak_s / r.seconds for r in prefill]
+    prefill_eff, prefill_fixed = _fit_prefill(prefill)
+    prefill_layer = {c.split("|", 1)[1]: v for c, v in prefill_fixed.items() if c.startswith("layer|")}
+    prefill_expert = {c.split("|")[1]: v for c, v in prefill_fixed.items() if c.startswith("expert|")}
     return Calibration(
         decode_bw_efficiency=eff,
         layer_overhead_s=layer,
         step_overhead_s=step,
         moe_layer_s=moe,
         hop_s=hop,
-        prefill_tflops_efficiency=_medians(prefill, implied, prefill_keys),
+        prefill_tflops_efficiency=prefill_eff,
+        prefill_layer_s=prefill_layer,
+        prefill_expert_s=prefill_expert,
         numa_scaling=numa,
         points=len(rows),
         sources=len({r.point.group for r in rows}),

@@ -15,7 +15,7 @@ from importlib import resources
 
 from pydantic import BaseModel
 
-from rackplanner.core.capacity.classes import runtime_class, tech_family
+from rackplanner.core.capacity.classes import prefill_runtime_classes, runtime_class, tech_family
 from rackplanner.core.capacity.hardware import Hardware
 
 ANY = "any"
@@ -45,6 +45,10 @@ class Calibration(BaseModel):
     hop_s: dict[str, float]
     # Achieved share of the tensor peak while prefilling, by architecture.
     prefill_tflops_efficiency: dict[str, float]
+    # Fixed cost of one prefill pass (one chunk of the prompt) per layer, by runtime class and
+    # device kind, and per expert of each MoE layer (an expert's GEMM is its own kernel).
+    prefill_layer_s: dict[str, float] = {}
+    prefill_expert_s: dict[str, float] = {}
     # Share of a further CPU socket's bandwidth that a decode gains (NUMA); None: no points.
     numa_scaling: float | None = None
     # Cross-validated error by "decode|<class>" / "prefill|<class>" (class: gpu-hbm, gpu-gddr, unified, cpu, all).
@@ -66,18 +70,24 @@ def decode_keys(hw: Hardware, runtime_id: str) -> list[str]:
     return [f"{tech}|{rt}", f"{tech_family(tech)}|{rt}", f"{ANY}|{rt}", f"{ANY}|{ANY}"]
 
 
-def prefill_keys(hw: Hardware, runtime_id: str) -> list[str]:
-    rt = runtime_class(runtime_id)
+def _prefill_levels(hw: Hardware) -> list[str]:
     # GeForce, workstation and datacenter sheets quote different tensor rates (FP32 vs FP16
     # accumulate), so the product class splits an architecture first.
-    return [
-        f"{hw.arch} {hw.device_class}|{rt}",
-        f"{hw.arch}|{rt}",
-        f"{hw.vendor}-{hw.kind}|{rt}",
-        f"{hw.kind}|{rt}",
-        f"{ANY}|{rt}",
-        f"{ANY}|{ANY}",
-    ]
+    return [f"{hw.arch} {hw.device_class}", hw.arch, f"{hw.vendor}-{hw.kind}", hw.kind]
+
+
+def prefill_keys(hw: Hardware, runtime_id: str) -> list[str]:
+    """Prefill classes to look a constant up in: narrowest hardware first, at each level the
+    runtime's own class before the one it falls back to (the device matters more than the fork)."""
+    runtimes = prefill_runtime_classes(runtime_id)
+    keys = [f"{level}|{rt}" for level in _prefill_levels(hw) for rt in runtimes]
+    return [*keys, *(f"{ANY}|{rt}" for rt in runtimes), f"{ANY}|{ANY}"]
+
+
+def prefill_fit_keys(hw: Hardware, runtime_id: str) -> list[str]:
+    """The classes a measured prefill point informs: its own runtime's only."""
+    rt = prefill_runtime_classes(runtime_id)[0]
+    return [*(f"{level}|{rt}" for level in _prefill_levels(hw)), f"{ANY}|{rt}", f"{ANY}|{ANY}"]
 
 
 def decode_efficiency(cal: Calibration, hw: Hardware, runtime_id: str) -> tuple[float, str]:
@@ -106,6 +116,15 @@ def step_overhead(cal: Calibration, runtime_id: str) -> float:
 
 def moe_layer_overhead(cal: Calibration, runtime_id: str) -> float:
     return _first({ANY: 0.0, **cal.moe_layer_s}, [runtime_class(runtime_id), ANY])[0]
+
+
+def prefill_layer_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
+    rt = runtime_class(runtime_id)
+    return _first({ANY: 0.0, **cal.prefill_layer_s}, [f"{rt}|{hw.kind}", ANY])[0]
+
+
+def prefill_expert_overhead(cal: Calibration, runtime_id: str) -> float:
+    return _first({ANY: 0.0, **cal.prefill_expert_s}, [*prefill_runtime_classes(runtime_id), ANY])[0]
 
 
 def hop_cost(cal: Calibration, runtime_id: str) -> float:

@@ -21,11 +21,12 @@ from rackplanner.core.capacity.fitted import (
     layer_overhead,
     moe_layer_overhead,
     prefill_efficiency,
+    prefill_expert_overhead,
+    prefill_layer_overhead,
     step_overhead,
 )
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
-from rackplanner.core.capacity.memory import PREFILL_UBATCH
 from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import active_params, kv_bytes
 from rackplanner.core.catalog.llm_shape import attention_span_tokens, moe_layer_count
@@ -34,16 +35,21 @@ from rackplanner.core.catalog.parts import LlmModel
 
 def peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | None:
     """The tensor peak prefill runs at: FP8 where the weights and activations are FP8 and a
-    server runtime runs FP8 GEMMs (vLLM, TensorRT-LLM, SGLang), INT8 for llama.cpp's quantized
-    GGUF types on GPUs, else dense FP16."""
+    server runtime runs FP8 GEMMs (vLLM, TensorRT-LLM, SGLang); for llama.cpp on GPUs, the
+    rate its prompt GEMMs run at (below); else dense FP16."""
     if fmt.family == "fp8" and runtime.split != "layer" and hw.fp8_tflops_per_device:
         return hw.fp8_tflops_per_device
-    # llama.cpp multiplies quantized weights by activations quantized to q8_1 as INT8 x INT8
-    # (MMQ: int8 tensor-core MMA, DP4A before tensor cores; ggml-cuda/mmq.cuh, block_q8_1_mmq), so
-    # its prompt speed follows the INT8 rate where the catalog has one (GeForce cards' FP16 figure
-    # is the half-rate FP32-accumulate one, their INT8 is not halved).
-    if fmt.family == "gguf" and runtime.split == "layer" and hw.kind == "gpu" and hw.int8_tops_per_device:
-        return hw.int8_tops_per_device
+    if runtime.split == "layer" and hw.kind == "gpu" and hw.int8_tops_per_device:
+        if hw.vendor == "nvidia" and (fmt.family == "gguf" or (fmt.family == "float" and fmt.id != "fp32")):
+            # FP16/BF16 weights go through cuBLAS with FP16 accumulation (CUBLAS_COMPUTE_16F in
+            # ggml-cuda's mul_mat_cublas): on NVIDIA tensor cores that rate is half the INT8 one
+            # (GA102/AD102/Blackwell whitepapers; GeForce sheets quote the half-rate FP32-accumulate
+            # figure as "FP16"). Quantized weights go through MMQ's INT8 MMA on q8_1 activations
+            # (ggml-cuda/mmq.cuh) and are measured at alike TFLOP/s, so both scale with it.
+            return hw.int8_tops_per_device / 2
+        if fmt.family == "gguf":
+            # Elsewhere MMQ's INT8 dot products (DP4A, WMMA) are the quantized path's rate.
+            return hw.int8_tops_per_device
     return hw.tflops_per_device
 
 
@@ -74,6 +80,9 @@ class SpeedInputs:
     flops_per_s: float
     fixed_step_s: float
     attention_flops_per_ctx: float
+    # Fixed seconds of one prefill pass and the most prompt tokens a pass takes.
+    fixed_prefill_pass_s: float = 0.0
+    prefill_chunk_tokens: int = 512
     # The fitted shares used above and the classes they were fitted on (fitted.py).
     decode_eff: float = 1.0
     prefill_eff: float = 1.0
@@ -128,6 +137,11 @@ class SpeedInputs:
                 + hops * hop_cost(cal, runtime.id)
             ),
             attention_flops_per_ctx=4 * model.attention_heads * model.head_dim,
+            fixed_prefill_pass_s=(
+                prefill_layer_overhead(cal, hw, runtime.id) * model.layers
+                + prefill_expert_overhead(cal, runtime.id) * moe_layer_count(model) * (model.moe_experts or 0)
+            ),
+            prefill_chunk_tokens=runtime.prefill_chunk_tokens,
             decode_eff=decode_eff,
             prefill_eff=prefill_eff,
             host_eff=host_eff,
@@ -205,10 +219,10 @@ def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
 def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     """Prompt tokens per second for a prompt of ``prompt`` tokens (compute-bound)."""
     flops_per_token = 2 * s.active_params + s.attention_flops(prompt / 2)
-    ubatch = min(prompt, PREFILL_UBATCH)
+    ubatch = min(prompt, s.prefill_chunk_tokens)
     # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
     mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s
-    per_token = max(flops_per_token / s.flops_per_s, mem_per_token)
+    per_token = max(flops_per_token / s.flops_per_s, mem_per_token) + s.fixed_prefill_pass_s / ubatch
     per_token += allreduce_s(s, ubatch) / ubatch
     if s.pp > 1:
         # Chunks of one prompt flow through the stages one after another: c chunks take

@@ -1,0 +1,120 @@
+"""The prompt-rate rules the calibration rests on: which tensor peak llama.cpp's GEMMs scale
+with, the fixed cost of each expert's GEMM in a prompt pass, ik_llama.cpp as a runtime of
+its own, the KV cache precision a measurement ran with, and a fixed-cost fit that one
+source's slow builds cannot drag."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rackplanner.core.capacity.calibration import evaluate, load_points
+from rackplanner.core.capacity.classes import runtime_class
+from rackplanner.core.capacity.fit import _robust_nonnegative_lstsq
+from rackplanner.core.capacity.fitted import Calibration, current, prefill_fit_keys, prefill_keys
+from rackplanner.core.capacity.formats import get_format
+from rackplanner.core.capacity.hardware import from_gpu
+from rackplanner.core.capacity.runtime import get_runtime
+from rackplanner.core.capacity.speed import SpeedInputs, peak_tflops, prefill_tokens_per_s
+from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.catalog.parts import LlmModel
+from rackplanner.core.errors import InputError
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_llama_cpp_gemms_on_nvidia_run_at_the_fp16_accumulate_rate(catalog: Catalog) -> None:
+    rtx3090 = from_gpu(catalog, "rtx-3090")
+    llama = get_runtime("llama.cpp")
+    # GA102 whitepaper: RTX 3090 dense FP16 tensor 71 TFLOP/s with FP32 accumulate (the sheet's
+    # "FP16", catalog fp16_tensor_tflops), 142 with FP16 accumulate, 284 INT8 TOPS. ggml-cuda's
+    # cuBLAS path accumulates in FP16 and MMQ runs INT8 MMA: both are put at INT8 / 2 = 142.
+    assert peak_tflops(rtx3090, get_format("fp16"), llama) == pytest.approx(142.0)
+    assert peak_tflops(rtx3090, get_format("q4_k_m"), llama) == pytest.approx(142.0)
+    # FP32 weights take the FP32 path; a server runtime's FP16 GEMMs the sheet's FP16 figure.
+    assert peak_tflops(rtx3090, get_format("fp32"), llama) == pytest.approx(71.0)
+    assert peak_tflops(rtx3090, get_format("fp16"), get_runtime("vllm")) == pytest.approx(71.0)
+    # Elsewhere the quantized path is MMQ's INT8 rate: RX 7900 XTX 123 INT8 TOPS (catalog).
+    xtx = from_gpu(catalog, "rx-7900-xtx")
+    assert peak_tflops(xtx, get_format("q4_0"), llama) == pytest.approx(xtx.int8_tops_per_device)
+
+
+def test_each_expert_costs_a_kernel_per_prompt_pass_in_llama_cpp_only(catalog: Catalog) -> None:
+    model = catalog.get_as("qwen3-30b-a3b", LlmModel)
+    assert model is not None and model.moe_experts == 128
+    h100 = from_gpu(catalog, "h100-sxm")
+    cost = 10e-6
+    cal = current().model_copy(update={"prefill_expert_s": {"llama.cpp": cost}})
+    without = current().model_copy(update={"prefill_expert_s": {}})
+
+    def per_token(runtime: str, calibration: Calibration) -> float:
+        s = SpeedInputs.build(model, get_format("fp16"), h100, get_runtime(runtime), calibration=calibration)
+        return 1 / prefill_tokens_per_s(s, 512)
+
+    # Qwen3-30B-A3B: 48 MoE layers of 128 experts (config.json); llama.cpp passes 512 tokens at
+    # a time, so each prompt token carries 48 x 128 x 10 us / 512 = 120 us more.
+    assert per_token("llama.cpp", cal) - per_token("llama.cpp", without) == pytest.approx(48 * 128 * cost / 512)
+    # vLLM's fused MoE kernel takes every expert at once: no per-expert cost.
+    assert per_token("vllm", cal) == pytest.approx(per_token("vllm", without))
+
+
+def test_prompt_pass_sizes_follow_each_runtime() -> None:
+    # llama.cpp n_ubatch 512, mlx-lm prefill_step_size 2048, the servers' 8192-token step budget.
+    assert get_runtime("llama.cpp").prefill_chunk_tokens == 512
+    assert get_runtime("ik_llama.cpp").prefill_chunk_tokens == 512
+    assert get_runtime("mlx").prefill_chunk_tokens == 2048
+    assert get_runtime("vllm").prefill_chunk_tokens == 8192
+
+
+def test_ik_llama_cpp_decodes_as_llama_cpp_and_prefills_in_a_class_of_its_own(catalog: Catalog) -> None:
+    assert runtime_class("ik_llama.cpp") == "llama.cpp"
+    cpu_free = from_gpu(catalog, "rtx-3090")
+    keys = prefill_keys(cpu_free, "ik_llama.cpp")
+    # Its own classes first, then llama.cpp's, so a fork without points still gets an answer ...
+    assert keys[0].endswith("|ik_llama.cpp") and "any|llama.cpp" in keys and keys[-1] == "any|any"
+    # ... but its measurements only ever inform its own classes.
+    assert not any(key.endswith("|llama.cpp") for key in prefill_fit_keys(cpu_free, "ik_llama.cpp"))
+    points = [p for p in load_points(DATA / "measured.csv") if p.runtime == "ik_llama.cpp"]
+    # The ik_llama.cpp discussion rows whose build is the fork's (tests/data/measured.csv).
+    assert len(points) >= 20 and all(p.runtime_version.lower().startswith("ik_llama.cpp") for p in points)
+
+
+def test_a_measurement_is_estimated_with_its_kv_cache_precision() -> None:
+    calibration_catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
+    points = {p.point: p for p in load_points(DATA / "measured.csv")}
+    # TensorRT-LLM's perf overview ran FP8 weights with an FP8 KV cache (the row's notes).
+    point = points["trt090-h200-l2-7b-fp8-tp1-b120-128-2048"]
+    assert point.kv_cache == "fp8"
+    fp8 = evaluate([point], calibration_catalog).rows[0].estimated
+    fp16 = evaluate([point.model_copy(update={"kv_cache": "fp16"})], calibration_catalog).rows[0].estimated
+    assert fp8 is not None and fp16 is not None
+    # At batch 120 and 1,152 tokens the KV read is most of a step: halving it is much faster.
+    assert fp8 > 1.4 * fp16
+
+
+def test_an_unknown_kv_cache_precision_names_the_line(tmp_path: Path) -> None:
+    with (DATA / "measured.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    bad = tmp_path / "measured.csv"
+    with bad.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerow({**rows[0], "kv_cache": "fp7"})
+    with pytest.raises(InputError, match=r"line 2: kv_cache 'fp7'"):
+        load_points(bad)
+
+
+def test_the_fixed_cost_fit_is_not_dragged_by_one_source() -> None:
+    rng = np.random.default_rng(7)
+    a = rng.uniform(0.1, 1.0, size=(60, 2))
+    truth = np.array([0.3, 0.1])
+    b = a @ truth + rng.normal(0, 0.01, size=60)
+    b[:4] += 3.0  # four points from one early, slow build
+    robust = _robust_nonnegative_lstsq(a, b)
+    plain, *_ = np.linalg.lstsq(a, b, rcond=None)
+    # Huber weights leave the outliers a small pull; plain least squares follows them.
+    assert abs(robust - truth).max() < 0.05
+    assert abs(plain - truth).max() > 3 * abs(robust - truth).max()
