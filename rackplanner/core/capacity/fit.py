@@ -5,8 +5,10 @@ Decode at batch b takes ``step = bytes / (eff × bandwidth) + layers × overhead
 catalog, so the unknowns are the achieved share of bandwidth per memory technology and
 runtime, and a few fixed costs per runtime. The fixed costs are fitted by least squares on
 relative error; each class's bandwidth share is the median of what its points imply given
-those costs (robust to a stray measurement), alternating a few times. Prefill's share of
-the tensor peak is likewise the median per architecture and runtime. A class with fewer
+those costs (robust to a stray measurement), alternating a few times; the fixed costs are
+fitted with Huber weights, so a few far-off points pull on them only in proportion. Prefill's
+share of the tensor peak is likewise the median per architecture and runtime, beside llama.cpp's
+fixed cost per expert GEMM of a prompt pass. A class with fewer
 than ``MIN_CLASS_POINTS`` points takes the next wider class (``fitted.py``).
 
 ``cross_validate`` refits leaving one source out at a time and estimates that source's
@@ -204,27 +206,30 @@ def _robust_nonnegative_lstsq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
-def _fit_decode(rows: list[Features]) -> tuple[dict[str, float], dict[str, float]]:
-    """(bandwidth share by class, fixed costs by column) alternating medians and least squares."""
-    cols = _fixed_columns(rows)
+RowOf = Callable[[Features, list[str]], list[float]]
+
+
+def _alternate(
+    rows: list[Features], cols: list[str], row_of: RowOf, fit_keys: KeysOf, lookup_keys: KeysOf
+) -> tuple[dict[str, float], dict[str, float]]:
+    """(share of the peak by class, fixed costs by column): each class's share is the median
+    its points imply given the fixed costs, the fixed costs a robust least squares given the
+    shares, a few rounds in turn. All-reduce time is known and taken off first."""
     fixed = dict.fromkeys(cols, 0.0)
-    counts = _counts(rows, decode_keys)
+    counts = _counts(rows, fit_keys)
     eff: dict[str, float] = {}
     for _ in range(ROUNDS):
         implied = []
         for row in rows:
-            rest = (
-                row.seconds
-                - row.allreduce_s
-                - sum(c * fixed[k] for k, c in zip(cols, _fixed_row(row, cols), strict=True))
-            )
+            costs = sum(c * fixed[k] for k, c in zip(cols, row_of(row, cols), strict=True))
+            rest = row.seconds - row.allreduce_s - costs
             implied.append(row.at_peak_s / rest if rest > 0 else 0.0)
-        eff = _medians(rows, implied, decode_keys)
-        a = np.array([[c / row.seconds for c in _fixed_row(row, cols)] for row in rows])
+        eff = _medians(rows, implied, fit_keys)
+        a = np.array([[c / row.seconds for c in row_of(row, cols)] for row in rows])
         b = np.array(
             [
                 1
-                - (row.allreduce_s + row.at_peak_s / _lookup(eff, decode_keys(row.hw, row.point.runtime), counts))
+                - (row.allreduce_s + row.at_peak_s / _lookup(eff, lookup_keys(row.hw, row.point.runtime), counts))
                 / row.seconds
                 for row in rows
             ]
@@ -247,34 +252,8 @@ def _prefill_columns(rows: list[Features]) -> list[str]:
 
 
 def _prefill_row(row: Features, cols: list[str]) -> list[float]:
-    values = {
-        f"layer|{row.runtime}|{row.hw.kind}": row.layers / row.chunk_tokens,
-        f"expert|{_prefill_class(row)}": row.experts_over_layers / row.chunk_tokens,
-    }
+    values = {f"expert|{_prefill_class(row)}": row.experts_over_layers / row.chunk_tokens}
     return [values.get(col, 0.0) for col in cols]
-
-
-def _fit_prefill(rows: list[Features]) -> tuple[dict[str, float], dict[str, float]]:
-    """(tensor-peak share by class, fixed costs of a pass by column), alternating as decode does."""
-    cols = _prefill_columns(rows)
-    fixed = dict.fromkeys(cols, 0.0)
-    counts = _counts(rows, prefill_fit_keys)
-    eff: dict[str, float] = {}
-    for _ in range(ROUNDS):
-        implied = []
-        for row in rows:
-            rest = row.seconds - sum(c * fixed[k] for k, c in zip(cols, _prefill_row(row, cols), strict=True))
-            implied.append(row.at_peak_s / rest if rest > 0 else 0.0)
-        eff = _medians(rows, implied, prefill_fit_keys)
-        a = np.array([[c / row.seconds for c in _prefill_row(row, cols)] for row in rows])
-        b = np.array(
-            [
-                1 - row.at_peak_s / _lookup(eff, prefill_keys(row.hw, row.point.runtime), counts) / row.seconds
-                for row in rows
-            ]
-        )
-        fixed = dict(zip(cols, _robust_nonnegative_lstsq(a, b), strict=True)) if cols else {}
-    return eff, fixed
 
 
 def _fit_numa(points: list[MeasuredPoint], catalog: Catalog) -> float | None:
@@ -306,7 +285,7 @@ def fit(
     rows = features(points, catalog, numa)
     decode = [r for r in rows if r.decode]
     prefill = [r for r in rows if not r.decode]
-    eff, fixed = _fit_decode(decode)
+    eff, fixed = _alternate(decode, _fixed_columns(decode), _fixed_row, decode_keys, decode_keys)
     layer = {f"{c.split('|')[1]}|{c.split('|')[2]}": v for c, v in fixed.items() if c.startswith("layer|")}
     layer.setdefault(f"{ANY}|{ANY}", statistics.median(layer.values()) if layer else 0.0)
     step = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("step|")}
@@ -314,7 +293,9 @@ def fit(
     moe = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("moe|")}
     hop = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("hop|")}
     hop.setdefault(ANY, 0.0)
-    prefill_eff, prefill_fixed = _fit_prefill(prefill)
+    prefill_eff, prefill_fixed = _alternate(
+        prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys
+    )
     prefill_layer = {c.split("|", 1)[1]: v for c, v in prefill_fixed.items() if c.startswith("layer|")}
     prefill_expert = {c.split("|")[1]: v for c, v in prefill_fixed.items() if c.startswith("expert|")}
     return Calibration(
