@@ -68,7 +68,7 @@ RUNTIMES: dict[str, Runtime] = {
         # MoE prompt kernels (repacked quants, fused experts).
         Runtime(
             "ik_llama.cpp",
-            "ik_llama.cpp (llama.cpp fork, layer split)",
+            "ik_llama.cpp (layer split)",
             "layer",
             frozenset({"gpu", "cpu"}),
             "GPUs and CPUs",
