@@ -47,7 +47,7 @@ def test_each_expert_costs_a_kernel_per_prompt_pass_in_llama_cpp_only(catalog: C
     assert model is not None and model.moe_experts == 128
     h100 = from_gpu(catalog, "h100-sxm")
     cost = 10e-6
-    cal = current().model_copy(update={"prefill_expert_s": {"llama.cpp": cost}})
+    cal = current().model_copy(update={"prefill_expert_s": {"llama.cpp|gpu": cost, "llama.cpp|cpu": 50 * cost}})
     without = current().model_copy(update={"prefill_expert_s": {}})
 
     def per_token(runtime: str, calibration: Calibration) -> float:

@@ -244,7 +244,7 @@ def _prefill_class(row: Features) -> str:
 
 def _prefill_columns(rows: list[Features]) -> list[str]:
     cols = {
-        f"expert|{_prefill_class(row)}"
+        f"expert|{_prefill_class(row)}|{row.hw.kind}"
         for row in rows
         if row.experts_over_layers and _prefill_class(row) in KERNEL_PER_EXPERT
     }
@@ -252,7 +252,7 @@ def _prefill_columns(rows: list[Features]) -> list[str]:
 
 
 def _prefill_row(row: Features, cols: list[str]) -> list[float]:
-    values = {f"expert|{_prefill_class(row)}": row.experts_over_layers / row.chunk_tokens}
+    values = {f"expert|{_prefill_class(row)}|{row.hw.kind}": row.experts_over_layers / row.chunk_tokens}
     return [values.get(col, 0.0) for col in cols]
 
 
@@ -296,8 +296,7 @@ def fit(
     prefill_eff, prefill_fixed = _alternate(
         prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys
     )
-    prefill_layer = {c.split("|", 1)[1]: v for c, v in prefill_fixed.items() if c.startswith("layer|")}
-    prefill_expert = {c.split("|")[1]: v for c, v in prefill_fixed.items() if c.startswith("expert|")}
+    prefill_expert = {c.split("|", 1)[1]: v for c, v in prefill_fixed.items() if c.startswith("expert|")}
     return Calibration(
         decode_bw_efficiency=eff,
         layer_overhead_s=layer,
@@ -305,7 +304,6 @@ def fit(
         moe_layer_s=moe,
         hop_s=hop,
         prefill_tflops_efficiency=prefill_eff,
-        prefill_layer_s=prefill_layer,
         prefill_expert_s=prefill_expert,
         numa_scaling=numa,
         points=len(rows),

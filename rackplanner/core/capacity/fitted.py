@@ -45,9 +45,8 @@ class Calibration(BaseModel):
     hop_s: dict[str, float]
     # Achieved share of the tensor peak while prefilling, by architecture.
     prefill_tflops_efficiency: dict[str, float]
-    # Fixed cost of one prefill pass (one chunk of the prompt) per layer, by runtime class and
-    # device kind, and per expert of each MoE layer (an expert's GEMM is its own kernel).
-    prefill_layer_s: dict[str, float] = {}
+    # Fixed cost of one prompt pass per expert of each MoE layer (an expert's GEMM is its own
+    # kernel, or on a CPU its own op that every thread joins), by runtime class and device kind.
     prefill_expert_s: dict[str, float] = {}
     # Share of a further CPU socket's bandwidth that a decode gains (NUMA); None: no points.
     numa_scaling: float | None = None
@@ -118,13 +117,9 @@ def moe_layer_overhead(cal: Calibration, runtime_id: str) -> float:
     return _first({ANY: 0.0, **cal.moe_layer_s}, [runtime_class(runtime_id), ANY])[0]
 
 
-def prefill_layer_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
-    rt = runtime_class(runtime_id)
-    return _first({ANY: 0.0, **cal.prefill_layer_s}, [f"{rt}|{hw.kind}", ANY])[0]
-
-
-def prefill_expert_overhead(cal: Calibration, runtime_id: str) -> float:
-    return _first({ANY: 0.0, **cal.prefill_expert_s}, [*prefill_runtime_classes(runtime_id), ANY])[0]
+def prefill_expert_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
+    keys = [f"{rt}|{hw.kind}" for rt in prefill_runtime_classes(runtime_id)]
+    return _first({ANY: 0.0, **cal.prefill_expert_s}, [*keys, ANY])[0]
 
 
 def hop_cost(cal: Calibration, runtime_id: str) -> float:

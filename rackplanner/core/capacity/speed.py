@@ -22,7 +22,6 @@ from rackplanner.core.capacity.fitted import (
     moe_layer_overhead,
     prefill_efficiency,
     prefill_expert_overhead,
-    prefill_layer_overhead,
     step_overhead,
 )
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
@@ -138,8 +137,7 @@ class SpeedInputs:
             ),
             attention_flops_per_ctx=4 * model.attention_heads * model.head_dim,
             fixed_prefill_pass_s=(
-                prefill_layer_overhead(cal, hw, runtime.id) * model.layers
-                + prefill_expert_overhead(cal, runtime.id) * moe_layer_count(model) * (model.moe_experts or 0)
+                prefill_expert_overhead(cal, hw, runtime.id) * moe_layer_count(model) * (model.moe_experts or 0)
             ),
             prefill_chunk_tokens=runtime.prefill_chunk_tokens,
             decode_eff=decode_eff,
