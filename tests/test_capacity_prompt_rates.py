@@ -71,12 +71,12 @@ def test_prompt_pass_sizes_follow_each_runtime() -> None:
 
 def test_ik_llama_cpp_decodes_as_llama_cpp_and_prefills_in_a_class_of_its_own(catalog: Catalog) -> None:
     assert runtime_class("ik_llama.cpp") == "llama.cpp"
-    cpu_free = from_gpu(catalog, "rtx-3090")
-    keys = prefill_keys(cpu_free, "ik_llama.cpp")
+    rtx3090 = from_gpu(catalog, "rtx-3090")
+    keys = prefill_keys(rtx3090, "ik_llama.cpp")
     # Its own classes first, then llama.cpp's, so a fork without points still gets an answer ...
     assert keys[0].endswith("|ik_llama.cpp") and "any|llama.cpp" in keys and keys[-1] == "any|any"
     # ... but its measurements only ever inform its own classes.
-    assert not any(key.endswith("|llama.cpp") for key in prefill_fit_keys(cpu_free, "ik_llama.cpp"))
+    assert not any(key.endswith("|llama.cpp") for key in prefill_fit_keys(rtx3090, "ik_llama.cpp"))
     points = [p for p in load_points(DATA / "measured.csv") if p.runtime == "ik_llama.cpp"]
     # The ik_llama.cpp discussion rows whose build is the fork's (tests/data/measured.csv).
     assert len(points) >= 20 and all(p.runtime_version.lower().startswith("ik_llama.cpp") for p in points)

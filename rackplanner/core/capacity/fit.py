@@ -252,8 +252,8 @@ def _prefill_columns(rows: list[Features]) -> list[str]:
 
 
 def _prefill_row(row: Features, cols: list[str]) -> list[float]:
-    values = {f"expert|{_prefill_class(row)}|{row.hw.kind}": row.experts_over_layers / row.chunk_tokens}
-    return [values.get(col, 0.0) for col in cols]
+    own = f"expert|{_prefill_class(row)}|{row.hw.kind}"
+    return [row.experts_over_layers / row.chunk_tokens if col == own else 0.0 for col in cols]
 
 
 def _fit_numa(points: list[MeasuredPoint], catalog: Catalog) -> float | None:

@@ -14,14 +14,10 @@ from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.formats import WeightFormat, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.limits import check_positive
-from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
+from rackplanner.core.capacity.runtime import LLAMA_CPP_UBATCH, Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import kv_bytes, longest_context
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
-
-# Tokens llama.cpp and vLLM push through the network at once during prefill; sizes the
-# compute buffer.
-PREFILL_UBATCH = 512
 
 
 @dataclass(frozen=True)
@@ -46,10 +42,10 @@ class MemoryFit:
 
 
 def _activations_bytes(model: LlmModel, batch: int) -> float:
-    # Compute buffer of one prefill micro-batch (hidden states, MLP intermediate, logits)
+    # Compute buffer of one llama.cpp prefill micro-batch (hidden states, MLP intermediate, logits)
     # plus a small scratch per sequence during decode.
-    ubatch = PREFILL_UBATCH * (4 * model.hidden_size + (model.intermediate_size or 4 * model.hidden_size))
-    logits = PREFILL_UBATCH * model.vocab_size
+    ubatch = LLAMA_CPP_UBATCH * (4 * model.hidden_size + (model.intermediate_size or 4 * model.hidden_size))
+    logits = LLAMA_CPP_UBATCH * model.vocab_size
     scratch = batch * k.ACTIVATION_VECTORS_PER_SEQUENCE * model.hidden_size
     return (ubatch + logits + scratch) * 4
 

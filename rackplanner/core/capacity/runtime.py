@@ -18,6 +18,13 @@ from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import unknown
 
+# Prompt tokens per forward pass: llama.cpp's default micro-batch (n_ubatch 512,
+# common/common.h), mlx-lm's generate_step prefill_step_size (2048), and the servers' token
+# budget per step (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens: 8192).
+LLAMA_CPP_UBATCH = 512
+MLX_PREFILL_STEP = 2048
+SERVER_STEP_TOKENS = 8192
+
 
 @dataclass(frozen=True)
 class Runtime:
@@ -33,7 +40,7 @@ class Runtime:
     vendors: frozenset[str] | None = None
     # Prompt tokens one forward pass takes at most: each pass pays the fixed costs of its
     # kernels once, so a short prompt pays them over fewer tokens.
-    prefill_chunk_tokens: int = 8192
+    prefill_chunk_tokens: int = SERVER_STEP_TOKENS
 
     def runs_on(self, kind: str, vendor: str | None = None) -> bool:
         """Whether it runs on a device of ``kind`` (gpu, cpu, soc) from ``vendor``."""
@@ -47,11 +54,6 @@ class Runtime:
 
 
 _GPU = frozenset({"gpu"})
-# llama.cpp's default micro-batch (n_ubatch 512, common/common.h); mlx-lm's generate_step
-# prefill_step_size (2048); the servers' token budget per step (TensorRT-LLM max_num_tokens,
-# vLLM max_num_batched_tokens: 8192), the field's default above.
-LLAMA_CPP_UBATCH = 512
-MLX_PREFILL_STEP = 2048
 RUNTIMES: dict[str, Runtime] = {
     r.id: r
     for r in (

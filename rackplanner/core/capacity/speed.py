@@ -26,7 +26,7 @@ from rackplanner.core.capacity.fitted import (
 )
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
-from rackplanner.core.capacity.runtime import Runtime, tensor_parallel_degree
+from rackplanner.core.capacity.runtime import LLAMA_CPP_UBATCH, Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import active_params, kv_bytes
 from rackplanner.core.catalog.llm_shape import attention_span_tokens, moe_layer_count
 from rackplanner.core.catalog.parts import LlmModel
@@ -81,7 +81,7 @@ class SpeedInputs:
     attention_flops_per_ctx: float
     # Fixed seconds of one prefill pass and the most prompt tokens a pass takes.
     fixed_prefill_pass_s: float = 0.0
-    prefill_chunk_tokens: int = 512
+    prefill_chunk_tokens: int = LLAMA_CPP_UBATCH
     # The fitted shares used above and the classes they were fitted on (fitted.py).
     decode_eff: float = 1.0
     prefill_eff: float = 1.0
