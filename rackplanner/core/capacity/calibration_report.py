@@ -78,6 +78,9 @@ def report(cal: Calibration, cv: CrossValidation, path: Path) -> str:
     lines += [f"  per step  {key:<22} {value * 1e3:.2f} ms" for key, value in sorted(cal.step_overhead_s.items())]
     lines += [f"  per MoE layer {key:<18} {value * 1e6:.0f} µs" for key, value in sorted(cal.moe_layer_s.items())]
     lines += [f"  per hop   {key:<22} {value * 1e3:.2f} ms" for key, value in sorted(cal.hop_s.items())]
+    lines += [
+        f"  per all-reduce {key:<17} {value * 1e6:.0f} µs" for key, value in sorted(cal.allreduce_latency_s.items())
+    ]
     numa = "not measured" if cal.numa_scaling is None else f"{cal.numa_scaling:.2f}"
     lines.append(f"  a further CPU socket adds this share of its bandwidth: {numa}")
     return "\n".join(lines)

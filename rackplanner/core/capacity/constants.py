@@ -12,11 +12,8 @@ GB = 1e9  # results and bandwidths are decimal GB (10^9 bytes), as spec sheets g
 MEMORY_GB_BYTES = 2**30
 
 # Achieved shares of bandwidth and tensor peak, and the runtimes' fixed costs per layer,
-# step and hop, are fitted to published measurements: fitted_constants.json, written by
+# step, hop and all-reduce, are fitted to published measurements: fitted_constants.json, written by
 # `rackplanner calibrate tests/data/measured.csv --write` (fit.py, fitted.py).
-
-# One all-reduce's latency floor (NCCL ring, small message) per call; not fitted.
-ALLREDUCE_LATENCY_S = 20e-6
 
 # Most sequences a server batches at once: vLLM's default max_num_seqs
 # up to v0.6 (https://docs.vllm.ai/en/v0.6.3.post1/models/engine_args.html: "--max-num-seqs ... Default: 256").

@@ -40,7 +40,7 @@ from rackplanner.core.capacity.fitted import (
 from rackplanner.core.capacity.formats import get_format, kv_element_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import get_runtime
-from rackplanner.core.capacity.speed import SpeedInputs, allreduce_s
+from rackplanner.core.capacity.speed import SpeedInputs, allreduce_count, allreduce_s
 from rackplanner.core.catalog.llm_shape import moe_layer_count
 from rackplanner.core.catalog.loading import Catalog
 
@@ -76,7 +76,10 @@ class Features:
     layers: int
     moe_layers: int
     hops: int
+    # All-reduces' bytes over the link (seconds, known) and their count (each costs the
+    # fitted latency), per decode step or per prompt token.
     allreduce_s: float
+    allreduces: float
     # Prefill: prompt tokens per pass, and experts over the MoE layers (kernels per pass).
     chunk_tokens: int = 1
     experts_over_layers: int = 0
@@ -104,18 +107,23 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
             compute = b * (2 * s.active_params) / s.flops_per_s
             if compute * 2 > at_peak:  # compute-bound at half the peak: not a bandwidth point
                 continue
-            seconds, allreduce = b / point.value, allreduce_s(s, b)
+            seconds, per = b / point.value, 1
+            allreduce = allreduce_s(s, b)
         else:
             if s.flops_per_s == float("inf"):
                 continue
             at_peak = (2 * s.active_params + s.attention_flops(point.context / 2)) / s.flops_per_s
-            seconds, allreduce = 1 / point.value, 0.0
+            seconds, per = 1 / point.value, min(point.context, runtime.prefill_chunk_tokens)
+            allreduce = allreduce_s(s, per) / per
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
         rt = runtime_class(point.runtime)
         moe = moe_layer_count(model)
         chunk = min(point.context, runtime.prefill_chunk_tokens)
         experts = moe * (model.moe_experts or 0)
-        out.append(Features(point, hw, rt, seconds, at_peak, model.layers, moe, hops, allreduce, chunk, experts))
+        allreduces = allreduce_count(s) / per
+        out.append(
+            Features(point, hw, rt, seconds, at_peak, model.layers, moe, hops, allreduce, allreduces, chunk, experts)
+        )
     return out
 
 
@@ -160,12 +168,13 @@ def _fixed_columns(rows: list[Features]) -> list[str]:
     for row in rows:
         if row.runtime == "server":
             cols.add(f"step|{row.runtime}")
-        else:
-            cols.add(f"layer|{row.runtime}|{row.hw.kind}")
+        cols.add(f"layer|{row.runtime}|{row.hw.kind}")
         if row.moe_layers:
             cols.add(f"moe|{row.runtime}")
         if row.hops:
             cols.add(f"hop|{row.runtime}")
+        if row.allreduces:
+            cols.add(f"allreduce|{row.runtime}")
     return sorted(cols)
 
 
@@ -175,6 +184,7 @@ def _fixed_row(row: Features, cols: list[str]) -> list[float]:
         f"layer|{row.runtime}|{row.hw.kind}": float(row.layers),
         f"moe|{row.runtime}": float(row.moe_layers),
         f"hop|{row.runtime}": float(row.hops),
+        f"allreduce|{row.runtime}": row.allreduces,
     }
     return [values.get(col, 0.0) for col in cols]
 
@@ -293,6 +303,9 @@ def fit(
     moe = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("moe|")}
     hop = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("hop|")}
     hop.setdefault(ANY, 0.0)
+    latency = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("allreduce|")}
+    for row in prefill:  # a prompt pass's all-reduces cost what decode's were fitted to
+        row.allreduce_s += row.allreduces * latency.get(row.runtime, 0.0)
     prefill_eff, prefill_fixed = _alternate(
         prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys
     )
@@ -303,6 +316,7 @@ def fit(
         step_overhead_s=step,
         moe_layer_s=moe,
         hop_s=hop,
+        allreduce_latency_s=latency,
         prefill_tflops_efficiency=prefill_eff,
         prefill_expert_s=prefill_expert,
         numa_scaling=numa,

@@ -43,6 +43,9 @@ class Calibration(BaseModel):
     moe_layer_s: dict[str, float] = {}
     # Extra cost per token for each hand-over between GPUs of a layer split.
     hop_s: dict[str, float]
+    # Latency of one all-reduce between tensor-parallel GPUs (launch and sync, beyond the
+    # bytes over the link), by runtime class; also a pipeline hand-over's latency.
+    allreduce_latency_s: dict[str, float] = {}
     # Achieved share of the tensor peak while prefilling, by architecture.
     prefill_tflops_efficiency: dict[str, float]
     # Fixed cost of one prompt pass per expert of each MoE layer (an expert's GEMM is its own
@@ -124,6 +127,10 @@ def prefill_expert_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> 
 
 def hop_cost(cal: Calibration, runtime_id: str) -> float:
     return _first(cal.hop_s, [runtime_class(runtime_id), ANY])[0]
+
+
+def allreduce_latency(cal: Calibration, runtime_id: str) -> float:
+    return _first({ANY: 0.0, **cal.allreduce_latency_s}, [runtime_class(runtime_id), ANY])[0]
 
 
 def band_class(hw: Hardware) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.fitted import (
     Calibration,
+    allreduce_latency,
     current,
     decode_efficiency,
     hop_cost,
@@ -81,6 +82,8 @@ class SpeedInputs:
     attention_flops_per_ctx: float
     # Fixed seconds of one prefill pass and the most prompt tokens a pass takes.
     fixed_prefill_pass_s: float = 0.0
+    # One all-reduce's (or pipeline hand-over's) latency beyond its bytes over the link.
+    allreduce_latency_s: float = 0.0
     prefill_chunk_tokens: int = LLAMA_CPP_UBATCH
     # The fitted shares used above and the classes they were fitted on (fitted.py).
     decode_eff: float = 1.0
@@ -140,6 +143,7 @@ class SpeedInputs:
                 prefill_expert_overhead(cal, hw, runtime.id) * moe_layer_count(model) * (model.moe_experts or 0)
             ),
             prefill_chunk_tokens=runtime.prefill_chunk_tokens,
+            allreduce_latency_s=allreduce_latency(cal, runtime.id),
             decode_eff=decode_eff,
             prefill_eff=prefill_eff,
             host_eff=host_eff,
@@ -167,20 +171,26 @@ class SpeedInputs:
         return kv_bytes(self.model, self.kv_value_bytes, context)
 
 
+def allreduce_count(s: SpeedInputs) -> int:
+    """All-reduces of one forward pass: two per layer under tensor parallelism."""
+    return 2 * s.model.layers if s.tp > 1 and s.hw.link_gbs else 0
+
+
 def allreduce_s(s: SpeedInputs, tokens: int) -> float:
     """Two all-reduces per layer of ``tokens`` hidden-size FP16 vectors over the TP group."""
-    if s.tp <= 1 or not s.hw.link_gbs:
+    link_gbs = s.hw.link_gbs
+    if not allreduce_count(s) or not link_gbs:
         return 0.0
     message = tokens * s.model.hidden_size * 2
-    ring = 2 * (s.tp - 1) / s.tp * message / (s.hw.link_gbs * k.GB)
-    return 2 * s.model.layers * (k.ALLREDUCE_LATENCY_S + ring)
+    ring = 2 * (s.tp - 1) / s.tp * message / (link_gbs * k.GB)
+    return allreduce_count(s) * (s.allreduce_latency_s + ring)
 
 
 def _hop_s(s: SpeedInputs, tokens: float) -> float:
     """Hand ``tokens`` hidden-size FP16 vectors from one pipeline stage to the next."""
     if not s.hw.link_gbs:
         return 0.0
-    return k.ALLREDUCE_LATENCY_S + tokens * s.model.hidden_size * 2 / (s.hw.link_gbs * k.GB)
+    return s.allreduce_latency_s + tokens * s.model.hidden_size * 2 / (s.hw.link_gbs * k.GB)
 
 
 def _pipeline_step_s(s: SpeedInputs, batch: int, context: int) -> float:

@@ -1,0 +1,59 @@
+"""The runtimes' fixed costs: an estimate adds exactly the costs the fit fitted, and tensor
+parallelism pays the fitted latency on each of its all-reduces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rackplanner.core.capacity.calibration import hardware_of, load_points
+from rackplanner.core.capacity.classes import runtime_class
+from rackplanner.core.capacity.fitted import Calibration, current
+from rackplanner.core.capacity.formats import get_format
+from rackplanner.core.capacity.hardware import from_gpu
+from rackplanner.core.capacity.runtime import get_runtime
+from rackplanner.core.capacity.speed import SpeedInputs, decode_step_s
+from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.catalog.parts import LlmModel
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_every_runtime_and_device_kind_measured_has_its_own_per_layer_cost() -> None:
+    # A per-layer cost fitted on llama.cpp must not reach a server estimate through the
+    # catch-all class: the fit models each runtime class's points with its own column.
+    catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
+    cal = current()
+    seen = {
+        f"{runtime_class(p.runtime)}|{hardware_of(p, catalog).kind}"
+        for p in load_points(DATA / "measured.csv")
+        if not p.is_report and p.metric == "decode_tokens_per_s"
+    }
+    assert "server|gpu" in seen
+    assert seen <= set(cal.layer_overhead_s)
+
+
+def test_tensor_parallel_decode_pays_the_fitted_latency_per_all_reduce(catalog: Catalog) -> None:
+    model = catalog.get_as("llama-3.1-70b", LlmModel)
+    assert model is not None and model.layers == 80  # Llama 3.1 70B config.json: 80 hidden layers
+    h100s = from_gpu(catalog, "h100-sxm", count=8)
+    latency = 30e-6
+    with_latency = current().model_copy(update={"allreduce_latency_s": {"server": latency}})
+    without = current().model_copy(update={"allreduce_latency_s": {}})
+
+    def step(calibration: Calibration, runtime: str = "vllm") -> float:
+        s = SpeedInputs.build(model, get_format("fp8"), h100s, get_runtime(runtime), calibration=calibration)
+        return decode_step_s(s, 1, 1024)
+
+    # Two all-reduces per layer (attention and MLP outputs) under TP8: 160 x 30 us per step.
+    assert step(with_latency) - step(without) == pytest.approx(2 * 80 * latency)
+    # llama.cpp splits layers, not tensors: no all-reduce, so no latency either.
+    assert step(with_latency, "llama.cpp") == pytest.approx(step(without, "llama.cpp"))
+
+
+def test_the_shipped_all_reduce_latency_is_fitted() -> None:
+    # Fitted on the tensor-parallel server points (ROCm vLLM, TensorRT-LLM, dstack, Oracle):
+    # an all-reduce of a few KB costs tens of microseconds, not nothing and not milliseconds.
+    latency = current().allreduce_latency_s["server"]
+    assert 5e-6 < latency < 200e-6
