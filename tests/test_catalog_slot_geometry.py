@@ -62,7 +62,35 @@ def test_boards_with_close_slots_are_checked() -> None:
         "mpg-x870e-carbon-wifi",
         "proart-b550-creator",
         "z890-aorus-master",
+        "pro-ws-wrx90e-sage-se",
     } <= set(BOARDS_WITH_CLOSE_SLOTS)
+
+
+def test_the_wrx90e_slots_sit_one_per_opening_with_the_x8_slot_sixth(catalog: Catalog) -> None:
+    # Owners' WRX90E-SAGE SE builds (catalog board.yaml): PCIEX16(G5)_n in opening n; two
+    # three-slot cards in _3 and _7 leave one empty slot-width between them; _6 is the x8 slot.
+    board = catalog.get_as("pro-ws-wrx90e-sage-se", Board)
+    assert board is not None
+    pcie = sorted((s for s in board.slots if s.kind == "pcie"), key=lambda s: s.position or 0)
+    assert [s.position for s in pcie] == [0, 1, 2, 3, 4, 5, 6]
+    assert [s.electrical_lanes for s in pcie] == [16, 16, 16, 16, 16, 8, 16]
+    plan, machine = _on_board("pro-ws-wrx90e-sage-se", catalog)
+    for slot in ("x16-c", "x16-f"):  # PCIEX16(G5)_3 and _7, as the owner built it
+        plan = edits.place_card(plan, machine=machine, slot=slot, part="rtx-3090", catalog=catalog).plan
+    found = check_machine(plan.machines[0], catalog, derive_topology(plan.machines[0], catalog))
+    assert not [f for f in found if f.code == "slot-covered"]
+    # The card in _3 covers _4 and _5 (three slots wide), not _6 or _7.
+    blocked = {f.slots[0] for f in found if f.code == "slot-blocked"}
+    assert blocked == {"x16-d", "x16-e"}
+
+
+def test_a_three_slot_card_does_not_fit_a_4029gp_bay(catalog: Catalog) -> None:
+    # An SYS-4029GP-TRT2 owner: cards must be "only two slots wide"; the RTX 3090 FE covers three.
+    plan = edits.add_machine(Plan(name="bays"), name="gpu", catalog=catalog, server="sys-4029gp-trt2").plan
+    machine = plan.machines[0].id
+    plan = edits.place_card(plan, machine=machine, slot="gpu1", part="rtx-3090", catalog=catalog).plan
+    found = check_machine(plan.machines[0], catalog, derive_topology(plan.machines[0], catalog))
+    assert [f.code for f in found if f.severity == "error"] == ["bay-too-narrow"]
 
 
 def test_every_server_gpu_slot_has_a_bay_width_or_says_why_not() -> None:
