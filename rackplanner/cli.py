@@ -257,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument(
         "--runtime",
         default="llama.cpp",
-        help="llama.cpp or ik_llama.cpp (layer split), vllm, sglang, tensorrt-llm (tensor parallel), vllm-pp, mlx",
+        help="llama.cpp or ik_llama.cpp (layer split), vllm, sglang, tensorrt-llm, tgi (tensor parallel), vllm-pp, mlx",
     )
     estimate.add_argument("--kv-cache", default="fp16", metavar="PREC", help="KV cache precision (default fp16)")
     estimate.add_argument("--prompt", type=int, metavar="N", help="prompt tokens for prefill and time to first token")
@@ -284,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     capacity.add_argument(
         "--runtime",
         default="llama.cpp",
-        help="llama.cpp or ik_llama.cpp (layer split), vllm, sglang, tensorrt-llm (tensor parallel), vllm-pp, mlx",
+        help="llama.cpp or ik_llama.cpp (layer split), vllm, sglang, tensorrt-llm, tgi (tensor parallel), vllm-pp, mlx",
     )
     capacity.add_argument("--json", action="store_true", help="machine-readable output")
 

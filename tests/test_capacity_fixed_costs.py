@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core.capacity.calibration import hardware_of, load_points
+from rackplanner.core.capacity.calibration import evaluate, hardware_of, load_points
 from rackplanner.core.capacity.classes import runtime_class
+from rackplanner.core.capacity.fit import fit
 from rackplanner.core.capacity.fitted import Calibration, current
 from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.hardware import from_gpu
@@ -57,3 +58,19 @@ def test_the_shipped_all_reduce_latency_is_fitted() -> None:
     # an all-reduce of a few KB costs tens of microseconds, not nothing and not milliseconds.
     latency = current().allreduce_latency_s["server"]
     assert 5e-6 < latency < 200e-6
+
+
+def test_the_fit_recovers_the_constants_that_made_the_data() -> None:
+    # Points whose speeds are the model's own estimates under the shipped constants have an
+    # exact solution; a fit run until its costs settle must find it (four rounds of the old
+    # fixed schedule left the SoC per-layer cost at half its value).
+    catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
+    shipped = current()
+    points = [p for p in load_points(DATA / "measured.csv") if not p.is_report]
+    table = evaluate(points, catalog, calibration=shipped)
+    synthetic = [r.point.model_copy(update={"value": r.estimated}) for r in table.rows if r.estimated]
+    refit = fit(synthetic, catalog, numa=shipped.numa_scaling, with_numa=False)
+    for name in ("layer_overhead_s", "moe_layer_s", "hop_s", "allreduce_latency_s"):
+        made, found = getattr(shipped, name), getattr(refit, name)
+        for key, value in made.items():
+            assert found[key] == pytest.approx(value, rel=0.05, abs=5e-6), (name, key)

@@ -16,7 +16,7 @@ from rackplanner.core.capacity.classes import runtime_class
 from rackplanner.core.capacity.fit import _robust_nonnegative_lstsq
 from rackplanner.core.capacity.fitted import Calibration, current, prefill_fit_keys, prefill_keys
 from rackplanner.core.capacity.formats import get_format
-from rackplanner.core.capacity.hardware import from_gpu
+from rackplanner.core.capacity.hardware import from_gpu, from_unified_system
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.speed import SpeedInputs, peak_tflops, prefill_tokens_per_s
 from rackplanner.core.catalog.loading import Catalog, load_catalog
@@ -80,6 +80,18 @@ def test_ik_llama_cpp_decodes_as_llama_cpp_and_prefills_in_a_class_of_its_own(ca
     points = [p for p in load_points(DATA / "measured.csv") if p.runtime == "ik_llama.cpp"]
     # The ik_llama.cpp discussion rows whose build is the fork's (tests/data/measured.csv).
     assert len(points) >= 20 and all(p.runtime_version.lower().startswith("ik_llama.cpp") for p in points)
+
+
+def test_a_datacenter_gpu_without_points_of_its_own_takes_datacenter_gpus_first(catalog: Catalog) -> None:
+    # Fitted on the measurements: llama.cpp's prompt kernels reach 5-29% of a datacenter part's
+    # peak (V100, H100, A100) and 30-50% of a GeForce card's, so an MI300X with too few points
+    # of its own borrows from datacenter GPUs before from AMD's Radeon cards.
+    keys = prefill_keys(from_gpu(catalog, "mi300x"), "llama.cpp")
+    assert keys.index("datacenter-gpu|llama.cpp") < keys.index("amd-gpu|llama.cpp")
+    # A unified-memory machine keeps its maker's class next (Apple's GPUs are all alike).
+    mac = from_unified_system(catalog, "mac-studio-m1-ultra-128gb")
+    assert not any(key.startswith("soc-soc") for key in prefill_keys(mac, "llama.cpp"))
+    assert "apple-soc|llama.cpp" in prefill_keys(mac, "llama.cpp")
 
 
 def test_a_measurement_is_estimated_with_its_kv_cache_precision() -> None:

@@ -38,6 +38,7 @@ RUNTIME_CLASS = {
     "vllm-pp": "server",
     "sglang": "server",
     "tensorrt-llm": "server",
+    "tgi": "server",
 }
 
 

@@ -5,7 +5,7 @@ Decode at batch b takes ``step = bytes / (eff × bandwidth) + layers × overhead
 catalog, so the unknowns are the achieved share of bandwidth per memory technology and
 runtime, and a few fixed costs per runtime. The fixed costs are fitted by least squares on
 relative error; each class's bandwidth share is the median of what its points imply given
-those costs (robust to a stray measurement), alternating a few times; the fixed costs are
+those costs (robust to a stray measurement), alternating until the costs settle; the fixed costs are
 fitted with Huber weights, so a few far-off points pull on them only in proportion. Prefill's
 share of the tensor peak is likewise the median per architecture and runtime, beside llama.cpp's
 fixed cost per expert GEMM of a prompt pass. A class with fewer
@@ -45,7 +45,10 @@ from rackplanner.core.catalog.llm_shape import moe_layer_count
 from rackplanner.core.catalog.loading import Catalog
 
 MIN_CLASS_POINTS = 3
-ROUNDS = 4
+# The shares and the fixed costs are fitted in turn until no fixed cost moves by more than
+# CONVERGED_S (a tenth of a microsecond), or MAX_ROUNDS.
+MAX_ROUNDS = 100
+CONVERGED_S = 1e-7
 # Relative error beyond which a point's weight in the fixed-cost fit falls off (Huber).
 HUBER_K = 0.2
 IRLS_ROUNDS = 8
@@ -224,11 +227,11 @@ def _alternate(
 ) -> tuple[dict[str, float], dict[str, float]]:
     """(share of the peak by class, fixed costs by column): each class's share is the median
     its points imply given the fixed costs, the fixed costs a robust least squares given the
-    shares, a few rounds in turn. All-reduce time is known and taken off first."""
+    shares, in turn until the fixed costs settle. All-reduce time is known and taken off first."""
     fixed = dict.fromkeys(cols, 0.0)
     counts = _counts(rows, fit_keys)
     eff: dict[str, float] = {}
-    for _ in range(ROUNDS):
+    for _ in range(MAX_ROUNDS):
         implied = []
         for row in rows:
             costs = sum(c * fixed[k] for k, c in zip(cols, row_of(row, cols), strict=True))
@@ -244,7 +247,10 @@ def _alternate(
                 for row in rows
             ]
         )
+        before = fixed
         fixed = dict(zip(cols, _robust_nonnegative_lstsq(a, b), strict=True)) if cols else {}
+        if all(abs(fixed[c] - before[c]) < CONVERGED_S for c in cols):
+            break
     return eff, fixed
 
 

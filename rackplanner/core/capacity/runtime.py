@@ -80,6 +80,8 @@ RUNTIMES: dict[str, Runtime] = {
         Runtime("vllm", "vLLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("sglang", "SGLang (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("tensorrt-llm", "TensorRT-LLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
+        # Hugging Face's Text Generation Inference: shards every matrix over the GPUs (num_shard).
+        Runtime("tgi", "TGI (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("vllm-pp", "vLLM (pipeline parallel)", "pipeline", _GPU, "GPUs", False),
         Runtime(
             "mlx",
