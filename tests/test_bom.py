@@ -69,10 +69,13 @@ def test_colo_rack_counts_and_no_double_counting(catalog: Catalog) -> None:
     # apc-ar3300, one QM8700, one SN2201 and two AP8886 PDUs. Priced: a used 32 GB DDR4-2400 RDIMM
     # at $125 (catalog/prices/prices-systems-network.yaml, 2026-09-07), a used Xeon E5-2680 v4 at
     # $180 (eBay average, 2026-02-17) and a new A100 80GB at $8,000 (street, 2026-03-20), both in
-    # catalog/prices/prices-parts-2026.yaml. No public price was found for the other six parts.
-    assert bom.totals.total_usd == pytest.approx(48 * 125 + 8 * 180 + 16 * 8000)
-    assert bom.totals.unpriced_parts == 6
-    assert bom.totals.unpriced_units == 4 + 4 + 1 + 1 + 1 + 2  # 13
+    # catalog/prices/prices-parts-2026.yaml; a used ConnectX-6 HDR card at $350 (a homelab
+    # planning note, 2026-07-18) and a used QM8700 at $10,000 (a cluster guide's range, 2026-04-09),
+    # in catalog/prices/prices-rack-power-network-2026-11.yaml. No public price was found for the
+    # other four parts: the server, the SN2201, the AR3300 and the AP8886.
+    assert bom.totals.total_usd == pytest.approx(48 * 125 + 8 * 180 + 16 * 8000 + 4 * 350 + 10000)
+    assert bom.totals.unpriced_parts == 4
+    assert bom.totals.unpriced_units == 4 + 1 + 1 + 2  # 8
     dimm = next(line for line in bom.totals.lines if line.part == "ddr4-2400-32gb-rdimm-2rx4")
     assert dimm.price_kind == "used" and dimm.unit_price_usd == 125
     consolidated = {line.part: line.quantity for line in bom.totals.lines}
@@ -98,16 +101,16 @@ def test_price_override_changes_the_total(catalog: Catalog) -> None:
         }
     )
     bom = build_bom(plan, catalog)
-    # 16 A100 x $9,500 + 2 AP8886 x $1,200, the plan's own prices, and 48 DIMMs at the catalog's $125
-    # and 8 Xeons at its $180.
-    assert bom.totals.total_usd == pytest.approx(16 * 9500 + 2 * 1200 + 48 * 125 + 8 * 180)
-    assert bom.totals.unpriced_parts == 5
+    # 16 A100 x $9,500 + 2 AP8886 x $1,200, the plan's own prices, and 48 DIMMs at the catalog's $125,
+    # 8 Xeons at its $180, 4 ConnectX-6 at $350 and the QM8700 at $10,000.
+    assert bom.totals.total_usd == pytest.approx(16 * 9500 + 2 * 1200 + 48 * 125 + 8 * 180 + 4 * 350 + 10000)
+    assert bom.totals.unpriced_parts == 3
     assert bom.totals.overridden_parts == 2
     line = _line(bom, "gpu-3", "a100-80gb-pcie")
     assert line.overridden and line.unit_price_usd == 9500 and line.extended_price_usd == 4 * 9500
     rack = bom.racks[0]
-    assert rack.subtotal_usd == 2 * 1200
-    assert rack.rack_total_usd == pytest.approx(2 * 1200 + 16 * 9500 + 48 * 125 + 8 * 180)
+    assert rack.subtotal_usd == 2 * 1200 + 10000
+    assert rack.rack_total_usd == pytest.approx(2 * 1200 + 10000 + 16 * 9500 + 48 * 125 + 8 * 180 + 4 * 350)
     # Overriding a part the catalog prices replaces the catalog price.
     home = _plan("home-rig-2x3090.json", catalog)
     home = home.model_copy(update={"user_prices": {"rtx-3090": UserPrice(price_usd=800.0)}})

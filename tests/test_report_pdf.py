@@ -102,18 +102,21 @@ def test_colo_report_pages_text_and_power_figures(qapp: object, catalog: Catalog
     text = flat(page_text(path))
     assert plan.name in text
     assert "Prepared 22 November 2026" in text
-    # BOM totals (test_bom.py): 48 DIMMs at $125, 8 Xeons at $180 and 16 A100s at $8,000; six parts
-    # have no price.
+    # BOM totals (test_bom.py): 48 DIMMs at $125, 8 Xeons at $180, 16 A100s at $8,000, 4 ConnectX-6
+    # at $350 and a QM8700 at $10,000; four parts have no price.
     totals = build_bom(plan, catalog).totals
-    assert totals.total_text == "$135,440.00 plus 6 parts without a price (13 units)"
-    assert "Total (USD)" in text and "plus 6 parts without a price (13 units)" in text
+    assert totals.total_text == "$146,840.00 plus 4 parts without a price (8 units)"
+    assert "Total (USD)" in text and "plus 4 parts without a price (8 units)" in text
     for line in totals.lines:
         assert squeezed(line.model) in squeezed(text), line.model
     assert text.count("no price") >= sum(1 for line in totals.lines if line.unit_price_usd is None)
     for page in range(1, n + 1):
         assert f"Page {page} of {n}" in flat(page_text(path, page))
-    # The BOM table's header row repeats on every page it runs onto.
-    for page in range(s[titles.BOM], s[titles.RACKS]):
+    # The BOM table's header row repeats on every page it runs onto; the price sources under the
+    # table may run onto a page of their own.
+    bom_pages = range(s[titles.BOM], s[titles.RACKS])
+    sources_page = next(page for page in bom_pages if "Price sources" in flat(page_text(path, page)))
+    for page in range(s[titles.BOM], sources_page + 1):
         bom_page = flat(page_text(path, page, layout=True))
         assert "Item Part id Qty Unit price Extended Price date Source" in bom_page, page
     rack_page = flat(page_text(path, s[titles.RACKS]))
