@@ -83,7 +83,7 @@ def test_held_out_error_report(
     decode, prefill = cv.band("decode"), cv.band("prefill")
     assert decode is not None and prefill is not None
     # Regression guards at the cross-validated error of 2026-11 (decode 15%, prefill 27%
-    # median, 611 points from 39 sources); the targets (15% median, 90% within 35%) are not
+    # median, 617 points from 40 sources); the targets (15% median, 90% within 35%) are not
     # met yet, see README.
     assert decode.median <= 0.16
     assert prefill.median <= 0.29

@@ -104,6 +104,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         runtime = get_runtime(point.runtime)
         kv = kv_element_bytes(point.kv_cache)
         s = SpeedInputs.build(model, get_format(point.format), hw, runtime, kv_bytes=kv, calibration=unit)
+        chunk = min(point.context, runtime.prefill_chunk_tokens)
         if point.metric == "decode_tokens_per_s":
             b = point.batch
             at_peak = (s.weights_read(b) + b * s.kv_read_bytes(point.context)) / s.mem_bytes_per_s
@@ -116,12 +117,11 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
             if s.flops_per_s == float("inf"):
                 continue
             at_peak = (2 * s.active_params + s.attention_flops(point.context / 2)) / s.flops_per_s
-            seconds, per = 1 / point.value, min(point.context, runtime.prefill_chunk_tokens)
+            seconds, per = 1 / point.value, chunk
             allreduce = allreduce_s(s, per) / per
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
         rt = runtime_class(point.runtime)
         moe = moe_layer_count(model)
-        chunk = min(point.context, runtime.prefill_chunk_tokens)
         experts = moe * (model.moe_experts or 0)
         allreduces = allreduce_count(s) / per
         out.append(
