@@ -5,11 +5,11 @@ Decode at batch b takes ``step = bytes / (eff × bandwidth) + layers × overhead
 catalog, so the unknowns are the achieved share of bandwidth per memory technology and
 runtime, and a few fixed costs per runtime. The fixed costs are fitted by least squares on
 relative error; each class's bandwidth share is the median of what its points imply given
-those costs (robust to a stray measurement), alternating until the costs settle; the fixed costs are
-fitted with Huber weights, so a few far-off points pull on them only in proportion. Prefill's
-share of the tensor peak is likewise the median per architecture and runtime, beside llama.cpp's
-fixed cost per expert GEMM of a prompt pass. A class with fewer
-than ``MIN_CLASS_POINTS`` points takes the next wider class (``fitted.py``).
+those costs (robust to a stray measurement), alternating until the costs settle; the fixed
+costs are fitted with Huber weights, so a few far-off points pull on them only in proportion.
+Prefill's share of the tensor peak is likewise the median per architecture and runtime,
+beside llama.cpp's fixed cost per expert GEMM of a prompt pass. A class with fewer than
+``MIN_CLASS_POINTS`` points takes the next wider class (``fitted.py``).
 
 ``cross_validate`` refits leaving one source out at a time and estimates that source's
 points with constants it did not see: the error it reports is what a user can expect on
@@ -21,7 +21,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -292,6 +292,11 @@ def _fit_numa(points: list[MeasuredPoint], catalog: Catalog) -> float | None:
     return best[1] if best else None
 
 
+def _costs(fixed: dict[str, float], kind: str) -> dict[str, float]:
+    """The fitted costs of one kind by class: column ``"layer|llama.cpp|gpu"`` -> ``"llama.cpp|gpu"``."""
+    return {col.split("|", 1)[1]: v for col, v in fixed.items() if col.startswith(f"{kind}|")}
+
+
 def fit(
     points: list[MeasuredPoint], catalog: Catalog, *, numa: float | None = None, with_numa: bool = True
 ) -> Calibration:
@@ -302,29 +307,27 @@ def fit(
     decode = [r for r in rows if r.decode]
     prefill = [r for r in rows if not r.decode]
     eff, fixed = _alternate(decode, _fixed_columns(decode), _fixed_row, decode_keys, decode_keys)
-    layer = {f"{c.split('|')[1]}|{c.split('|')[2]}": v for c, v in fixed.items() if c.startswith("layer|")}
+    layer = _costs(fixed, "layer")
     layer.setdefault(f"{ANY}|{ANY}", statistics.median(layer.values()) if layer else 0.0)
-    step = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("step|")}
-    step.setdefault(ANY, 0.0)
-    moe = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("moe|")}
-    hop = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("hop|")}
-    hop.setdefault(ANY, 0.0)
-    latency = {c.split("|")[1]: v for c, v in fixed.items() if c.startswith("allreduce|")}
-    for row in prefill:  # a prompt pass's all-reduces cost what decode's were fitted to
-        row.allreduce_s += row.allreduces * latency.get(row.runtime, 0.0)
+    step = {ANY: 0.0, **_costs(fixed, "step")}
+    hop = {ANY: 0.0, **_costs(fixed, "hop")}
+    latency = _costs(fixed, "allreduce")
+    # A prompt pass's all-reduces cost what decode's were fitted to.
+    prefill = [
+        replace(row, allreduce_s=row.allreduce_s + row.allreduces * latency.get(row.runtime, 0.0)) for row in prefill
+    ]
     prefill_eff, prefill_fixed = _alternate(
         prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys
     )
-    prefill_expert = {c.split("|", 1)[1]: v for c, v in prefill_fixed.items() if c.startswith("expert|")}
     return Calibration(
         decode_bw_efficiency=eff,
         layer_overhead_s=layer,
         step_overhead_s=step,
-        moe_layer_s=moe,
+        moe_layer_s=_costs(fixed, "moe"),
         hop_s=hop,
         allreduce_latency_s=latency,
         prefill_tflops_efficiency=prefill_eff,
-        prefill_expert_s=prefill_expert,
+        prefill_expert_s=_costs(prefill_fixed, "expert"),
         numa_scaling=numa,
         points=len(rows),
         sources=len({r.point.group for r in rows}),

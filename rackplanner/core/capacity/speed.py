@@ -82,9 +82,9 @@ class SpeedInputs:
     attention_flops_per_ctx: float
     # Fixed seconds of one prefill pass and the most prompt tokens a pass takes.
     fixed_prefill_pass_s: float = 0.0
+    prefill_chunk_tokens: int = LLAMA_CPP_UBATCH
     # One all-reduce's (or pipeline hand-over's) latency beyond its bytes over the link.
     allreduce_latency_s: float = 0.0
-    prefill_chunk_tokens: int = LLAMA_CPP_UBATCH
     # The fitted shares used above and the classes they were fitted on (fitted.py).
     decode_eff: float = 1.0
     prefill_eff: float = 1.0
@@ -178,12 +178,12 @@ def allreduce_count(s: SpeedInputs) -> int:
 
 def allreduce_s(s: SpeedInputs, tokens: int) -> float:
     """Two all-reduces per layer of ``tokens`` hidden-size FP16 vectors over the TP group."""
-    link_gbs = s.hw.link_gbs
-    if not allreduce_count(s) or not link_gbs:
+    count, link_gbs = allreduce_count(s), s.hw.link_gbs
+    if not count or not link_gbs:
         return 0.0
     message = tokens * s.model.hidden_size * 2
     ring = 2 * (s.tp - 1) / s.tp * message / (link_gbs * k.GB)
-    return allreduce_count(s) * (s.allreduce_latency_s + ring)
+    return count * (s.allreduce_latency_s + ring)
 
 
 def _hop_s(s: SpeedInputs, tokens: float) -> float:
