@@ -75,9 +75,10 @@ def decode_keys(hw: Hardware, runtime_id: str) -> list[str]:
 def _prefill_levels(hw: Hardware) -> list[str]:
     # GeForce, workstation and datacenter sheets quote different tensor rates (FP32 vs FP16
     # accumulate), so the product class splits an architecture first. An architecture with
-    # too few points falls back to GPUs of its product class before its maker's: in every
-    # architecture measured, llama.cpp's prompt kernels reach a far smaller share of a
-    # datacenter part's peak (V100 5%, H100 15%, A100 29%) than of a GeForce card's (30-50%).
+    # too few points falls back to GPUs of its product class before its maker's: in the
+    # 2026-11 fit, llama.cpp's prompt kernels reach a far smaller share of a datacenter part's
+    # peak (V100 5%, H100 15%, A100 29%) than of a GeForce card's (37-49%) in every
+    # architecture measured.
     by_class = [f"{hw.device_class}-{hw.kind}"] if hw.kind == "gpu" else []
     return [f"{hw.arch} {hw.device_class}", hw.arch, *by_class, f"{hw.vendor}-{hw.kind}", hw.kind]
 
