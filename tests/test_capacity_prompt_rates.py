@@ -84,7 +84,7 @@ def test_ik_llama_cpp_decodes_as_llama_cpp_and_prefills_in_a_class_of_its_own(ca
 
 def test_a_datacenter_gpu_without_points_of_its_own_takes_datacenter_gpus_first(catalog: Catalog) -> None:
     # Fitted on the measurements: llama.cpp's prompt kernels reach 5-29% of a datacenter part's
-    # peak (V100, H100, A100) and 30-50% of a GeForce card's, so an MI300X with too few points
+    # peak (V100, H100, A100) and 37-49% of a GeForce card's, so an MI300X with too few points
     # of its own borrows from datacenter GPUs before from AMD's Radeon cards.
     keys = prefill_keys(from_gpu(catalog, "mi300x"), "llama.cpp")
     assert keys.index("datacenter-gpu|llama.cpp") < keys.index("amd-gpu|llama.cpp")
