@@ -367,14 +367,16 @@ def test_proart_b760_middle_m2_switches_off_the_x1_slot(catalog: Catalog) -> Non
     assert any("x1" in f.message for f in found.get("lanes-shared", []))
 
 
-def test_proart_z790_creator_splits_the_cpu_lanes_x8_x8(catalog: Catalog) -> None:
-    """ProArt Z790-CREATOR WIFI spec table: PCIe 5.0 x16 (x16) and PCIe 5.0 x16 (x8/x8), PCIe 4.0 x4."""
-    alone = derive(catalog, board="proart-z790-creator-wifi", cards={"pcie-1": "rtx-5090"})
-    assert (alone.device("GPU0").gen, alone.device("GPU0").lanes) == (5, 16)
+def test_proart_z790_creator_has_one_cpu_slot_and_two_chipset_x4(catalog: Catalog) -> None:
+    """linuxhw/DMI probes of the ProArt Z790-CREATOR WIFI (SMBIOS type 9): PCIEx16(G5) is x16 at
+    Gen5; PCIEX16(G4)_1 and _2 are x4 at Gen4 on PCH root ports 00:1c.4 and 00:1a.0."""
     both = derive(catalog, board="proart-z790-creator-wifi", cards={"pcie-1": "rtx-5090", "pcie-2": "rtx-5090"})
-    # RTX 5090: PCIe 5.0 x16 card; x8 at Gen5 = 31.5 GB/s per direction.
-    assert [(d.gen, d.lanes) for d in both.devices] == [(5, 8), (5, 8)]
-    assert both.device("GPU1").gbs == pytest.approx(31.5, abs=0.05)
+    # RTX 5090: PCIe 5.0 x16 card; the second card trains at the chipset slot's Gen4 x4.
+    assert [(d.gen, d.lanes) for d in both.devices] == [(5, 16), (4, 4)]
+    # Behind the chipset the two GPUs meet at the CPU's host bridge.
+    assert both.matrix["GPU0"]["GPU1"] == "PHB"
+    # Gen4 x4 = 4 x 1.969 GB/s = 7.88 GB/s per direction.
+    assert both.device("GPU1").gbs == pytest.approx(7.88, abs=0.01)
 
 
 # --- TRX50 -------------------------------------------------------------------------------
