@@ -74,3 +74,20 @@ def test_the_fit_recovers_the_constants_that_made_the_data() -> None:
         made, found = getattr(shipped, name), getattr(refit, name)
         for key, value in made.items():
             assert found[key] == pytest.approx(value, rel=0.05, abs=5e-6), (name, key)
+
+
+def test_a_fixed_cost_only_one_source_measured_is_not_fitted() -> None:
+    # MLX decode of a MoE model is measured by one publisher only (Rapid-MLX's community
+    # runs of gpt-oss-20b on an M2 Max): its per-MoE-layer cost is that harness's, so the fit
+    # leaves it out; the same runs under a second source name make it a runtime's cost.
+    catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
+    points = [p for p in load_points(DATA / "measured.csv") if not p.is_report]
+    mlx_moe = [
+        p for p in points if p.runtime == "mlx" and p.metric == "decode_tokens_per_s" and p.model.startswith("gpt-oss")
+    ]
+    assert {p.group for p in mlx_moe} == {"rapid-mlx-community-bench"}
+    alone = fit(points, catalog, numa=current().numa_scaling, with_numa=False)
+    assert "mlx" not in alone.moe_layer_s
+    twice = [*points, *(p.model_copy(update={"source_group": "a-second-publisher"}) for p in mlx_moe)]
+    again = fit(twice, catalog, numa=current().numa_scaling, with_numa=False)
+    assert "mlx" in again.moe_layer_s

@@ -9,7 +9,8 @@ those costs (robust to a stray measurement), alternating until the costs settle;
 costs are fitted with Huber weights, so a few far-off points pull on them only in proportion.
 Prefill's share of the tensor peak is likewise the median per architecture and runtime,
 beside llama.cpp's fixed cost per expert GEMM of a prompt pass. A class with fewer than
-``MIN_CLASS_POINTS`` points takes the next wider class (``fitted.py``).
+``MIN_CLASS_POINTS`` points takes the next wider class (``fitted.py``); a decode fixed cost
+that fewer than ``MIN_COLUMN_SOURCES`` sources measure is not fitted at all.
 
 ``cross_validate`` refits leaving one source out at a time and estimates that source's
 points with constants it did not see: the error it reports is what a user can expect on
@@ -45,6 +46,8 @@ from rackplanner.core.catalog.llm_shape import moe_layer_count
 from rackplanner.core.catalog.loading import Catalog
 
 MIN_CLASS_POINTS = 3
+# Sources that must measure a fixed cost before it is fitted.
+MIN_COLUMN_SOURCES = 2
 # The shares and the fixed costs are fitted in turn until no fixed cost moves by more than
 # CONVERGED_S (a tenth of a microsecond), or MAX_ROUNDS.
 MAX_ROUNDS = 100
@@ -167,18 +170,22 @@ def _medians(rows: list[Features], implied: list[float], keys_of: KeysOf) -> dic
 
 
 def _fixed_columns(rows: list[Features]) -> list[str]:
-    cols: set[str] = set()
+    """The fixed-cost columns measured by at least ``MIN_COLUMN_SOURCES`` sources: a cost
+    only one publisher's runs show is that harness's, not the runtime's."""
+    sources: dict[str, set[str]] = defaultdict(set)
     for row in rows:
+        own = [f"layer|{row.runtime}|{row.hw.kind}"]
         if row.runtime == "server":
-            cols.add(f"step|{row.runtime}")
-        cols.add(f"layer|{row.runtime}|{row.hw.kind}")
+            own.append(f"step|{row.runtime}")
         if row.moe_layers:
-            cols.add(f"moe|{row.runtime}")
+            own.append(f"moe|{row.runtime}")
         if row.hops:
-            cols.add(f"hop|{row.runtime}")
+            own.append(f"hop|{row.runtime}")
         if row.allreduces:
-            cols.add(f"allreduce|{row.runtime}")
-    return sorted(cols)
+            own.append(f"allreduce|{row.runtime}")
+        for col in own:
+            sources[col].add(row.point.group)
+    return sorted(col for col, groups in sources.items() if len(groups) >= MIN_COLUMN_SOURCES)
 
 
 def _fixed_row(row: Features, cols: list[str]) -> list[float]:
