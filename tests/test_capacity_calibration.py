@@ -67,6 +67,9 @@ def test_shipped_constants_are_the_fit(calibrated: tuple[Calibration, CrossValid
         assert shipped.layer_overhead_s[key] == pytest.approx(value, rel=1e-3, abs=1e-9), key
     for key, value in fresh.prefill_expert_s.items():
         assert shipped.prefill_expert_s[key] == pytest.approx(value, rel=1e-3, abs=1e-9), key
+    assert set(shipped.prefill_request_s) == set(fresh.prefill_request_s)
+    for key, value in fresh.prefill_request_s.items():
+        assert shipped.prefill_request_s[key] == pytest.approx(value, rel=1e-3), key
     assert shipped.numa_scaling == fresh.numa_scaling
     for key, band in fresh.error_bands.items():
         assert shipped.error_bands[key].median == pytest.approx(band.median, rel=1e-3), key
@@ -82,11 +85,13 @@ def test_held_out_error_report(
     warnings.warn(CalibrationReport("\n" + text), stacklevel=1)
     decode, prefill = cv.band("decode"), cv.band("prefill")
     assert decode is not None and prefill is not None
-    # Regression guards at the cross-validated error of 2026-11 (decode 16%, prefill 26%
+    # Regression guards at the cross-validated error of 2026-11 (decode 16%, prefill 28%
     # median, 646 points from 41 sources); the targets (15% median, 90% within 35%) are not
-    # met yet, see README.
+    # met yet, see README. The servers' fixed cost per request took prefill's 90% figure from
+    # 126% to 97% and its median from 26% to 28%.
     assert decode.median <= 0.16
-    assert prefill.median <= 0.27
+    assert prefill.median <= 0.28
+    assert prefill.p90 <= 1.0
     assert decode.points >= 300 and prefill.points >= 230
 
 

@@ -130,3 +130,30 @@ def test_the_fixed_cost_fit_is_not_dragged_by_one_source() -> None:
     # Huber weights leave the outliers a small pull; plain least squares follows them.
     assert abs(robust - truth).max() < 0.05
     assert abs(plain - truth).max() > 3 * abs(robust - truth).max()
+
+
+def test_a_served_prompt_pays_the_fixed_request_cost_once(catalog: Catalog) -> None:
+    model = catalog.get_as("llama-3.1-8b", LlmModel)
+    assert model is not None
+    h100 = from_gpu(catalog, "h100-sxm")
+    request_s = 0.01
+    with_cost = current().model_copy(update={"prefill_request_s": {"server": request_s}})
+    without = current().model_copy(update={"prefill_request_s": {}})
+
+    def seconds(calibration: Calibration, runtime: str, prompt: int) -> float:
+        s = SpeedInputs.build(model, get_format("bf16"), h100, get_runtime(runtime), calibration=calibration)
+        return prompt / prefill_tokens_per_s(s, prompt)
+
+    # A server's time to first token counts the request's fixed cost once, whatever the prompt.
+    for prompt in (128, 2048, 28650):
+        assert seconds(with_cost, "vllm", prompt) - seconds(without, "vllm", prompt) == pytest.approx(request_s)
+    # llama-bench's pp rate times prompt passes alone: no request.
+    assert seconds(with_cost, "llama.cpp", 512) == pytest.approx(seconds(without, "llama.cpp", 512))
+
+
+def test_the_shipped_request_cost_lies_between_the_publishers_harnesses() -> None:
+    # Time to first token beyond the prompt's compute ranges from about 9 ms (TensorRT-LLM's
+    # performance pages, an A100's 128-token prompt) to about 150 ms (SGLang's cookbook on
+    # 8 B200s: 153 ms for 610 tokens, 166 ms for 4,194); the Huber fit sits at the low end.
+    request_s = current().prefill_request_s["server"]
+    assert 1e-3 < request_s < 150e-3

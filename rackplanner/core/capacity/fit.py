@@ -8,9 +8,10 @@ relative error; each class's bandwidth share is the median of what its points im
 those costs (robust to a stray measurement), alternating until the costs settle; the fixed
 costs are fitted with Huber weights, so a few far-off points pull on them only in proportion.
 Prefill's share of the tensor peak is likewise the median per architecture and runtime,
-beside llama.cpp's fixed cost per expert GEMM of a prompt pass. A class with fewer than
-``MIN_CLASS_POINTS`` points takes the next wider class (``fitted.py``); a decode fixed cost
-that fewer than ``MIN_COLUMN_SOURCES`` sources measure is not fitted at all.
+beside llama.cpp's fixed cost per expert GEMM of a prompt pass and a server's fixed cost per
+request. A class with fewer than ``MIN_CLASS_POINTS`` points takes the next wider class
+(``fitted.py``); a decode fixed cost that fewer than ``MIN_COLUMN_SOURCES`` sources measure
+is not fitted at all.
 
 ``cross_validate`` refits leaving one source out at a time and estimates that source's
 points with constants it did not see: the error it reports is what a user can expect on
@@ -271,12 +272,16 @@ def _prefill_columns(rows: list[Features]) -> list[str]:
         for row in rows
         if row.experts_over_layers and _prefill_class(row) in KERNEL_PER_EXPERT
     }
+    # A server's rate is prompt / time to first token, which pays a fixed cost per request;
+    # prompts from 128 to 28,650 tokens tell it apart from the share of the peak.
+    cols |= {f"request|{row.runtime}" for row in rows if row.runtime == "server"}
     return sorted(cols)
 
 
 def _prefill_row(row: Features, cols: list[str]) -> list[float]:
     own = f"expert|{_prefill_class(row)}|{row.hw.kind}"
-    return [row.experts_over_layers / row.chunk_tokens if col == own else 0.0 for col in cols]
+    values = {own: row.experts_over_layers / row.chunk_tokens, f"request|{row.runtime}": 1 / row.point.context}
+    return [values.get(col, 0.0) for col in cols]
 
 
 def _fit_numa(points: list[MeasuredPoint], catalog: Catalog) -> float | None:
@@ -335,6 +340,7 @@ def fit(
         allreduce_latency_s=latency,
         prefill_tflops_efficiency=prefill_eff,
         prefill_expert_s=_costs(prefill_fixed, "expert"),
+        prefill_request_s=_costs(prefill_fixed, "request"),
         numa_scaling=numa,
         points=len(rows),
         sources=len({r.point.group for r in rows}),

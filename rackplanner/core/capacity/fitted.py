@@ -51,6 +51,9 @@ class Calibration(BaseModel):
     # Fixed cost of one prompt pass per expert of each MoE layer (an expert's GEMM is its own
     # kernel, or on a CPU its own op that every thread joins), by runtime class and device kind.
     prefill_expert_s: dict[str, float] = {}
+    # Fixed time to first token of one served request beyond its prompt's compute (queueing,
+    # scheduling, the first decode step), by runtime class: it weighs on short prompts only.
+    prefill_request_s: dict[str, float] = {}
     # Share of a further CPU socket's bandwidth that a decode gains (NUMA); None: no points.
     numa_scaling: float | None = None
     # Cross-validated error by "decode|<class>" / "prefill|<class>" (class: gpu-hbm, gpu-gddr, unified, cpu, all).
@@ -128,6 +131,10 @@ def moe_layer_overhead(cal: Calibration, runtime_id: str) -> float:
 def prefill_expert_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
     keys = [f"{rt}|{hw.kind}" for rt in prefill_runtime_classes(runtime_id)]
     return _first({ANY: 0.0, **cal.prefill_expert_s}, [*keys, ANY])[0]
+
+
+def prefill_request_overhead(cal: Calibration, runtime_id: str) -> float:
+    return _first({ANY: 0.0, **cal.prefill_request_s}, [runtime_class(runtime_id), ANY])[0]
 
 
 def hop_cost(cal: Calibration, runtime_id: str) -> float:

@@ -23,6 +23,7 @@ from rackplanner.core.capacity.fitted import (
     moe_layer_overhead,
     prefill_efficiency,
     prefill_expert_overhead,
+    prefill_request_overhead,
     step_overhead,
 )
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
@@ -82,6 +83,7 @@ class SpeedInputs:
     attention_flops_per_ctx: float
     # Fixed seconds of one prefill pass and the most prompt tokens a pass takes.
     fixed_prefill_pass_s: float = 0.0
+    prefill_request_s: float = 0.0
     prefill_chunk_tokens: int = LLAMA_CPP_UBATCH
     # One all-reduce's (or pipeline hand-over's) latency beyond its bytes over the link.
     allreduce_latency_s: float = 0.0
@@ -143,6 +145,7 @@ class SpeedInputs:
                 prefill_expert_overhead(cal, hw, runtime.id) * moe_layer_count(model) * (model.moe_experts or 0)
             ),
             prefill_chunk_tokens=runtime.prefill_chunk_tokens,
+            prefill_request_s=prefill_request_overhead(cal, runtime.id),
             allreduce_latency_s=allreduce_latency(cal, runtime.id),
             decode_eff=decode_eff,
             prefill_eff=prefill_eff,
@@ -231,7 +234,7 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
     mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s
     per_token = max(flops_per_token / s.flops_per_s, mem_per_token) + s.fixed_prefill_pass_s / ubatch
-    per_token += allreduce_s(s, ubatch) / ubatch
+    per_token += allreduce_s(s, ubatch) / ubatch + s.prefill_request_s / prompt
     if s.pp > 1:
         # Chunks of one prompt flow through the stages one after another: c chunks take
         # (c + p - 1) stage times of 1/p of the work each.
