@@ -52,7 +52,8 @@ class Calibration(BaseModel):
     # kernel, or on a CPU its own op that every thread joins), by runtime class and device kind.
     prefill_expert_s: dict[str, float] = {}
     # Fixed time to first token of one served request beyond its prompt's compute (queueing,
-    # scheduling, the first decode step), by runtime class: it weighs on short prompts only.
+    # scheduling, tokenizing: whatever the measured harnesses count), by runtime class; it
+    # weighs on short prompts only.
     prefill_request_s: dict[str, float] = {}
     # Share of a further CPU socket's bandwidth that a decode gains (NUMA); None: no points.
     numa_scaling: float | None = None
