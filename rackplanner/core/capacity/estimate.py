@@ -232,7 +232,8 @@ def _speeds(
         # No tensor peak in the catalog: prefill is unknown, not infinitely fast.
         return s, dec, dec1, bb, None, None, None, None
     pf = prefill_tokens_per_s(s, prompt)
-    ttft = prompt / pf + decode_step_s(s, 1, prompt)
+    # The prompt pass's last logits give the first token: no decode step before it.
+    ttft = prompt / pf
     conc, rps = requests_per_s(
         s,
         prompt=prompt,

@@ -51,9 +51,9 @@ class Calibration(BaseModel):
     # Fixed cost of one prompt pass per expert of each MoE layer (an expert's GEMM is its own
     # kernel, or on a CPU its own op that every thread joins), by runtime class and device kind.
     prefill_expert_s: dict[str, float] = {}
-    # Fixed time to first token of one served request beyond its prompt's compute (queueing,
-    # scheduling, tokenizing: whatever the measured harnesses count), by runtime class; it
-    # weighs on short prompts only.
+    # Fixed time to first token of one served request beyond its prompt pass's compute
+    # (queueing, scheduling, tokenizing: whatever the measured harnesses count), by runtime
+    # class; it weighs on short prompts only.
     prefill_request_s: dict[str, float] = {}
     # Share of a further CPU socket's bandwidth that a decode gains (NUMA); None: no points.
     numa_scaling: float | None = None
