@@ -83,8 +83,9 @@ class SpeedInputs:
     attention_flops_per_ctx: float
     # Fixed seconds of one prefill pass and the most prompt tokens a pass takes.
     fixed_prefill_pass_s: float = 0.0
-    prefill_request_s: float = 0.0
     prefill_chunk_tokens: int = LLAMA_CPP_UBATCH
+    # Fixed seconds a served request waits for its first token beyond its prompt's passes.
+    prefill_request_s: float = 0.0
     # One all-reduce's (or pipeline hand-over's) latency beyond its bytes over the link.
     allreduce_latency_s: float = 0.0
     # The fitted shares used above and the classes they were fitted on (fitted.py).
@@ -234,7 +235,7 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
     mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s
     per_token = max(flops_per_token / s.flops_per_s, mem_per_token) + s.fixed_prefill_pass_s / ubatch
-    per_token += allreduce_s(s, ubatch) / ubatch + s.prefill_request_s / prompt
+    per_token += allreduce_s(s, ubatch) / ubatch
     if s.pp > 1:
         # Chunks of one prompt flow through the stages one after another: c chunks take
         # (c + p - 1) stage times of 1/p of the work each.
@@ -243,6 +244,8 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     if s.offload_fraction and s.hw.host_link_gbs:
         # For a prompt batch llama.cpp copies the layers kept in RAM to the GPU over PCIe.
         per_token += s.offload_fraction * s.held_bytes / ubatch / (s.hw.host_link_gbs * k.GB)
+    # Paid once per request, not per pass or pipeline stage.
+    per_token += s.prefill_request_s / prompt
     return 1 / per_token
 
 
