@@ -121,12 +121,17 @@ def layer_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
     return _first(cal.layer_overhead_s, [f"{rt}|{hw.kind}", f"{rt}|{ANY}", f"{ANY}|{ANY}"])[0]
 
 
+def _by_runtime(table: dict[str, float], runtime_id: str) -> float:
+    """A cost fitted per runtime class; a class the fit never saw costs nothing."""
+    return _first({ANY: 0.0, **table}, [runtime_class(runtime_id), ANY])[0]
+
+
 def step_overhead(cal: Calibration, runtime_id: str) -> float:
-    return _first(cal.step_overhead_s, [runtime_class(runtime_id), ANY])[0]
+    return _by_runtime(cal.step_overhead_s, runtime_id)
 
 
 def moe_layer_overhead(cal: Calibration, runtime_id: str) -> float:
-    return _first({ANY: 0.0, **cal.moe_layer_s}, [runtime_class(runtime_id), ANY])[0]
+    return _by_runtime(cal.moe_layer_s, runtime_id)
 
 
 def prefill_expert_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
@@ -135,15 +140,15 @@ def prefill_expert_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> 
 
 
 def prefill_request_overhead(cal: Calibration, runtime_id: str) -> float:
-    return _first({ANY: 0.0, **cal.prefill_request_s}, [runtime_class(runtime_id), ANY])[0]
+    return _by_runtime(cal.prefill_request_s, runtime_id)
 
 
 def hop_cost(cal: Calibration, runtime_id: str) -> float:
-    return _first(cal.hop_s, [runtime_class(runtime_id), ANY])[0]
+    return _by_runtime(cal.hop_s, runtime_id)
 
 
 def allreduce_latency(cal: Calibration, runtime_id: str) -> float:
-    return _first({ANY: 0.0, **cal.allreduce_latency_s}, [runtime_class(runtime_id), ANY])[0]
+    return _by_runtime(cal.allreduce_latency_s, runtime_id)
 
 
 def band_class(hw: Hardware) -> str:
