@@ -156,14 +156,31 @@ def _counts(rows: list[Features], keys_of: KeysOf) -> dict[str, int]:
     return counts
 
 
+def _without_all_reduces(row: Features) -> bool:
+    """Whether a point's implied share is free of tensor-parallel all-reduces. A TP server
+    step holds two per layer, and a share fitted on such points absorbs their latency: in
+    the 2026-11 data every AMD server point is a TP8 MI300X, and HBM3's server share came out
+    at 0.42, so an H100 running an 8B model alone was estimated at half its measured speed.
+    A layer split's hops are told apart by their own fitted cost and stay in."""
+    return row.hw.devices == 1 or not (row.decode and row.runtime == "server")
+
+
 def _medians(rows: list[Features], implied: list[float], keys_of: KeysOf) -> dict[str, float]:
-    """The median implied share of every class key with enough points, at every level."""
+    """The median implied share of every class key with enough points, at every level; a
+    class with enough points free of all-reduces takes the median of those alone."""
     by_key: dict[str, list[float]] = defaultdict(list)
+    clean: dict[str, list[float]] = defaultdict(list)
     for row, value in zip(rows, implied, strict=True):
         if value > 0:
             for key in keys_of(row.hw, row.point.runtime):
                 by_key[key].append(value)
-    table = {key: min(statistics.median(v), 1.0) for key, v in by_key.items() if len(v) >= MIN_CLASS_POINTS}
+                if _without_all_reduces(row):
+                    clean[key].append(value)
+    table = {
+        key: min(statistics.median(clean[key] if len(clean[key]) >= MIN_CLASS_POINTS else values), 1.0)
+        for key, values in by_key.items()
+        if len(values) >= MIN_CLASS_POINTS
+    }
     # The widest class always exists, so every lookup ends somewhere.
     every = [v for v in implied if v > 0]
     table.setdefault(f"{ANY}|{ANY}", statistics.median(every) if every else 0.7)
