@@ -131,3 +131,14 @@ def test_a_single_h100_decodes_an_8b_model_near_what_three_sources_measured(cata
     # 3.1 8B, vLLM 0.21); tests/data/measured.csv has each row's URL.
     for measured in (129.2, 137.4, 154.3):
         assert estimate == pytest.approx(measured, rel=0.25)
+
+
+def test_one_source_votes_once_for_a_prefill_share() -> None:
+    from rackplanner.core.capacity.fit import _source_median
+
+    # One publisher's sweep of ten quant types on one box against two other publishers: the
+    # point median would be the sweep's own 0.30, one vote per source gives the middle one.
+    sweep = [("ik-llama-cpp-discussions", 0.30)] * 10
+    assert _source_median([*sweep, ("bartowski-gguf-cards", 0.60), ("fairydreaming-epyc", 0.70)]) == 0.60
+    # A source's own spread is reduced to its median first.
+    assert _source_median([("a", 0.2), ("a", 0.4), ("a", 0.9), ("b", 0.5)]) == pytest.approx((0.4 + 0.5) / 2)

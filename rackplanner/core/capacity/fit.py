@@ -9,7 +9,8 @@ those costs (robust to a stray measurement), alternating until the costs settle;
 costs are fitted with Huber weights, so a few far-off points pull on them only in proportion.
 Prefill's share of the tensor peak is likewise the median per architecture and runtime,
 beside llama.cpp's fixed cost per expert GEMM of a prompt pass and a server's fixed cost per
-request. A class with fewer than ``MIN_CLASS_POINTS`` points takes the next wider class
+request; there each source's median counts once, so one publisher's many rows on one box do
+not set a class. A class with fewer than ``MIN_CLASS_POINTS`` points takes the next wider class
 (``fitted.py``); a decode fixed cost that fewer than ``MIN_COLUMN_SOURCES`` sources measure
 is not fitted at all.
 
@@ -165,21 +166,34 @@ def _without_all_reduces(row: Features) -> bool:
     return row.hw.devices == 1 or not (row.decode and row.runtime == "server")
 
 
-def _medians(rows: list[Features], implied: list[float], keys_of: KeysOf) -> dict[str, float]:
+def _source_median(pairs: list[tuple[str, float]]) -> float:
+    """The median over sources of each source's median: one vote per publisher."""
+    by_source: dict[str, list[float]] = defaultdict(list)
+    for source, value in pairs:
+        by_source[source].append(value)
+    return statistics.median(statistics.median(values) for values in by_source.values())
+
+
+def _medians(rows: list[Features], implied: list[float], keys_of: KeysOf, by_source: bool) -> dict[str, float]:
     """The median implied share of every class key with enough points, at every level; a
-    class with enough points free of all-reduces takes the median of those alone."""
-    by_key: dict[str, list[float]] = defaultdict(list)
-    clean: dict[str, list[float]] = defaultdict(list)
+    class with enough points free of all-reduces takes the median of those alone. With
+    ``by_source``, each source's median counts once."""
+    by_key: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    clean: dict[str, list[tuple[str, float]]] = defaultdict(list)
     for row, value in zip(rows, implied, strict=True):
         if value > 0:
             for key in keys_of(row.hw, row.point.runtime):
-                by_key[key].append(value)
+                by_key[key].append((row.point.group, value))
                 if _without_all_reduces(row):
-                    clean[key].append(value)
+                    clean[key].append((row.point.group, value))
+
+    def median(pairs: list[tuple[str, float]]) -> float:
+        return _source_median(pairs) if by_source else statistics.median(value for _, value in pairs)
+
     table = {
-        key: min(statistics.median(clean[key] if len(clean[key]) >= MIN_CLASS_POINTS else values), 1.0)
-        for key, values in by_key.items()
-        if len(values) >= MIN_CLASS_POINTS
+        key: min(median(clean[key] if len(clean[key]) >= MIN_CLASS_POINTS else pairs), 1.0)
+        for key, pairs in by_key.items()
+        if len(pairs) >= MIN_CLASS_POINTS
     }
     # The widest class always exists, so every lookup ends somewhere.
     every = [v for v in implied if v > 0]
@@ -248,7 +262,13 @@ RowOf = Callable[[Features, list[str]], list[float]]
 
 
 def _alternate(
-    rows: list[Features], cols: list[str], row_of: RowOf, fit_keys: KeysOf, lookup_keys: KeysOf
+    rows: list[Features],
+    cols: list[str],
+    row_of: RowOf,
+    fit_keys: KeysOf,
+    lookup_keys: KeysOf,
+    *,
+    by_source: bool = False,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """(share of the peak by class, fixed costs by column): each class's share is the median
     its points imply given the fixed costs, the fixed costs a robust least squares given the
@@ -262,7 +282,7 @@ def _alternate(
             costs = sum(c * fixed[k] for k, c in zip(cols, row_of(row, cols), strict=True))
             rest = row.seconds - row.allreduce_s - costs
             implied.append(row.at_peak_s / rest if rest > 0 else 0.0)
-        eff = _medians(rows, implied, fit_keys)
+        eff = _medians(rows, implied, fit_keys, by_source)
         a = np.array([[c / row.seconds for c in row_of(row, cols)] for row in rows])
         b = np.array(
             [
@@ -345,8 +365,12 @@ def fit(
     prefill = [
         replace(row, allreduce_s=row.allreduce_s + row.allreduces * latency.get(row.runtime, 0.0)) for row in prefill
     ]
+    # A prefill class (architecture, product class, runtime) is narrow, and one publisher's
+    # sweep of quant types on one box can be most of its points: each source votes once.
+    # Held out (2026-11) this took prefill from 28%/119% to 26%/105% and CPU prefill from
+    # 53%/126% to 40%/79%; for decode's wide classes it did not help (17%/72% from 15%/70%).
     prefill_eff, prefill_fixed = _alternate(
-        prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys
+        prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys, by_source=True
     )
     return Calibration(
         decode_bw_efficiency=eff,
