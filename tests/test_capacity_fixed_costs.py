@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rackplanner.core.capacity.calibration import evaluate, hardware_of, load_points
+from rackplanner.core.capacity.calibration import MeasuredPoint, evaluate, hardware_of, load_points
 from rackplanner.core.capacity.classes import runtime_class
-from rackplanner.core.capacity.fit import fit
+from rackplanner.core.capacity.fit import _source_median, fit
 from rackplanner.core.capacity.fitted import Calibration, current
 from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.hardware import from_gpu
@@ -93,11 +93,11 @@ def test_a_fixed_cost_only_one_source_measured_is_not_fitted() -> None:
     assert "mlx" in again.moe_layer_s
 
 
-def _server_decode(catalog: Catalog, *hardware: str) -> list:
-    points = load_points(DATA / "measured.csv")
+def _server_decode(*hardware: str) -> list[MeasuredPoint]:
+    """The measured server decode points on ``hardware``."""
     return [
         p
-        for p in points
+        for p in load_points(DATA / "measured.csv")
         if not p.is_report
         and p.metric == "decode_tokens_per_s"
         and runtime_class(p.runtime) == "server"
@@ -111,8 +111,8 @@ def test_tensor_parallel_points_do_not_drag_a_server_share_down() -> None:
     # share must stay what the single GPUs imply and the TP8 points set the latency instead;
     # a share taken over all of them came out at 0.42 and halved a single H100's estimate.
     catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
-    h100 = _server_decode(catalog, "h100-sxm")
-    both = h100 + _server_decode(catalog, "mi300x")
+    h100 = _server_decode("h100-sxm")
+    both = h100 + _server_decode("mi300x")
     assert all(p.count == 8 for p in both if p.hardware == "mi300x")
     alone, together = fit(h100, catalog), fit(both, catalog)
     share = together.decode_bw_efficiency["HBM3|server"]
@@ -134,8 +134,6 @@ def test_a_single_h100_decodes_an_8b_model_near_what_three_sources_measured(cata
 
 
 def test_one_source_votes_once_for_a_prefill_share() -> None:
-    from rackplanner.core.capacity.fit import _source_median
-
     # One publisher's sweep of ten quant types on one box against two other publishers: the
     # point median would be the sweep's own 0.30, one vote per source gives the middle one.
     sweep = [("ik-llama-cpp-discussions", 0.30)] * 10

@@ -82,8 +82,7 @@ def report(cal: Calibration, cv: CrossValidation, path: Path) -> str:
         f"  per all-reduce {key:<17} {value * 1e6:.0f} µs" for key, value in sorted(cal.allreduce_latency_s.items())
     ]
     lines += [
-        f"  per expert, prompt pass {key:<8} {value * 1e6:.1f} µs"
-        for key, value in sorted(cal.prefill_expert_s.items())
+        f"  per expert pass {key:<16} {value * 1e6:.1f} µs" for key, value in sorted(cal.prefill_expert_s.items())
     ]
     lines += [f"  per request {key:<20} {value * 1e3:.1f} ms" for key, value in sorted(cal.prefill_request_s.items())]
     numa = "not measured" if cal.numa_scaling is None else f"{cal.numa_scaling:.2f}"
