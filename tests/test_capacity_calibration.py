@@ -85,16 +85,16 @@ def test_held_out_error_report(
     warnings.warn(CalibrationReport("\n" + text), stacklevel=1)
     decode, prefill = cv.band("decode"), cv.band("prefill")
     assert decode is not None and prefill is not None
-    # Regression guards at the cross-validated error of 2026-11 (decode 15%, prefill 26%
-    # median, 646 points from 41 sources); the targets (15% median, 90% within 35%) are not
+    # Regression guards at the cross-validated error of 2026-11 (decode 15%, prefill 25%
+    # median, 647 points from 41 sources); the targets (15% median, 90% within 35%) are not
     # met yet, see README. Taking the servers' bandwidth shares from points without
-    # all-reduces took decode's median from 16% to 15% (prefill's 90% figure from 97% to
-    # 119%: SGLang's cookbook prompts on 8 B200s drift further); one vote per source for the
-    # prefill shares then took prefill to 26% / 105%.
+    # all-reduces took decode's median from 16% to 15%; one vote per source for the prefill
+    # shares took prefill to 26% / 105%; a prompt pass paying a decode step's fixed cost and
+    # the request cost fitted on client-timed first tokens only then took it to 25% / 91%.
     assert decode.median <= 0.155
     assert decode.p90 <= 0.71
-    assert prefill.median <= 0.265
-    assert prefill.p90 <= 1.06
+    assert prefill.median <= 0.255
+    assert prefill.p90 <= 0.92
     assert decode.points >= 300 and prefill.points >= 230
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import csv
 import statistics
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
 from rackplanner.core.capacity.estimate import estimate, get_model
-from rackplanner.core.capacity.fitted import Calibration
+from rackplanner.core.capacity.fitted import Calibration, current
 from rackplanner.core.capacity.formats import KV_CACHE_BYTES
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_unified_system
 from rackplanner.core.catalog.loading import Catalog
@@ -47,6 +48,9 @@ class MeasuredPoint(BaseModel):
     source_group: str = ""
     # The KV cache's precision in the run (fp16 unless the source says fp8, q8_0 ...).
     kv_cache: str = "fp16"
+    # Where a server's time to first token was taken: by a client of its API, which pays the
+    # server's fixed cost per request, or inside the engine (TensorRT-LLM's gptSessionBenchmark).
+    ttft_timed: Literal["client", "engine"] = "client"
 
     @property
     def group(self) -> str:
@@ -119,6 +123,8 @@ def hardware_of(point: MeasuredPoint, catalog: Catalog) -> Hardware:
 def evaluate(points: list[MeasuredPoint], catalog: Catalog, *, calibration: Calibration | None = None) -> ErrorTable:
     """Estimate every point's setup and compare with its measured value."""
     rows = []
+    served = calibration or current()
+    in_engine = served.model_copy(update={"prefill_request_s": {}})
     for point in points:
         est = estimate(
             get_model(catalog, point.model),
@@ -130,7 +136,7 @@ def evaluate(points: list[MeasuredPoint], catalog: Catalog, *, calibration: Cali
             prompt=point.context,
             kv_cache=point.kv_cache,
             with_training=False,
-            calibration=calibration,
+            calibration=in_engine if point.ttft_timed == "engine" else served,
         )
         value = getattr(est, point.metric)
         error = None if value is None else (value - point.value) / point.value

@@ -9,7 +9,8 @@ those costs (robust to a stray measurement), alternating until the costs settle;
 costs are fitted with Huber weights, so a few far-off points pull on them only in proportion.
 Prefill's share of the tensor peak is likewise the median per architecture and runtime,
 beside llama.cpp's fixed cost per expert GEMM of a prompt pass and a server's fixed cost per
-request; there each source's median counts once, so one publisher's many rows on one box do
+request as its clients time it; a prompt pass also pays a decode step's fixed costs, known by
+then; there each source's median counts once, so one publisher's many rows on one box do
 not set a class. A class with fewer than ``MIN_CLASS_POINTS`` points takes the next wider class
 (``fitted.py``); a decode fixed cost that fewer than ``MIN_COLUMN_SOURCES`` sources measure
 is not fitted at all.
@@ -37,6 +38,7 @@ from rackplanner.core.capacity.fitted import (
     ErrorBand,
     band_class,
     decode_keys,
+    fixed_pass_s,
     prefill_fit_keys,
     prefill_keys,
 )
@@ -85,7 +87,8 @@ class Features:
     moe_layers: int
     hops: int
     # All-reduces' bytes over the link (seconds, known) and their count (each costs the
-    # fitted latency), per decode step or per prompt token.
+    # fitted latency), per decode step or per prompt token. A prompt token's known seconds
+    # also take in the latencies and its pass's fixed costs once decode is fitted.
     allreduce_s: float
     allreduces: float
     # Prefill: prompt tokens per pass, and experts over the MoE layers (kernels per pass).
@@ -317,7 +320,9 @@ def _prefill_columns(rows: list[Features]) -> list[str]:
 
 def _prefill_row(row: Features, cols: list[str]) -> list[float]:
     own = f"expert|{_prefill_class(row)}|{row.hw.kind}"
-    values = {own: row.experts_over_layers / row.chunk_tokens, f"request|{row.runtime}": 1 / row.point.context}
+    # A time to first token taken inside the engine pays no request cost.
+    request = 0.0 if row.point.ttft_timed == "engine" else 1 / row.point.context
+    values = {own: row.experts_over_layers / row.chunk_tokens, f"request|{row.runtime}": request}
     return [values.get(col, 0.0) for col in cols]
 
 
@@ -346,6 +351,14 @@ def _costs(fixed: dict[str, float], kind: str) -> dict[str, float]:
     return {col.split("|", 1)[1]: v for col, v in fixed.items() if col.startswith(f"{kind}|")}
 
 
+def _known_prefill_s(row: Features, passes: Calibration, latency: dict[str, float]) -> float:
+    """Seconds per prompt token the decode fit already accounts for: the all-reduces'
+    latency and the fixed cost of the pass."""
+    rid = row.point.runtime
+    fixed = fixed_pass_s(passes, row.hw, rid, row.layers, row.moe_layers, row.hops)
+    return row.allreduces * latency.get(row.runtime, 0.0) + fixed / row.chunk_tokens
+
+
 def fit(
     points: list[MeasuredPoint], catalog: Catalog, *, numa: float | None = None, with_numa: bool = True
 ) -> Calibration:
@@ -361,10 +374,17 @@ def fit(
     step = {ANY: 0.0, **_costs(fixed, "step")}
     hop = {ANY: 0.0, **_costs(fixed, "hop")}
     latency = _costs(fixed, "allreduce")
-    # A prompt pass's all-reduces cost what decode's were fitted to.
-    prefill = [
-        replace(row, allreduce_s=row.allreduce_s + row.allreduces * latency.get(row.runtime, 0.0)) for row in prefill
-    ]
+    # A prompt pass's all-reduces cost what decode's were fitted to, and the pass pays a
+    # decode step's fixed cost (the same kernels are launched).
+    passes = Calibration(
+        decode_bw_efficiency=eff,
+        layer_overhead_s=layer,
+        step_overhead_s=step,
+        moe_layer_s=_costs(fixed, "moe"),
+        hop_s=hop,
+        prefill_tflops_efficiency={f"{ANY}|{ANY}": 1.0},
+    )
+    prefill = [replace(row, allreduce_s=row.allreduce_s + _known_prefill_s(row, passes, latency)) for row in prefill]
     # A prefill class (architecture, product class, runtime) is narrow, and one publisher's
     # sweep of quant types on one box can be most of its points: each source votes once.
     # Held out (2026-11) this took prefill from 28%/119% to 26%/105% and CPU prefill from

@@ -151,6 +151,17 @@ def allreduce_latency(cal: Calibration, runtime_id: str) -> float:
     return _by_runtime(cal.allreduce_latency_s, runtime_id)
 
 
+def fixed_pass_s(cal: Calibration, hw: Hardware, runtime_id: str, layers: int, moe_layers: int, hops: int) -> float:
+    """Fixed seconds of one forward pass (kernel launches and syncs per layer and per step,
+    hand-overs of a layer split): a decode step pays it, and so does each prompt pass."""
+    return (
+        layer_overhead(cal, hw, runtime_id) * layers
+        + moe_layer_overhead(cal, runtime_id) * moe_layers
+        + step_overhead(cal, runtime_id)
+        + hops * hop_cost(cal, runtime_id)
+    )
+
+
 def band_class(hw: Hardware) -> str:
     """The error-band class of ``hw``: gpu-hbm, gpu-gddr, unified or cpu."""
     if hw.kind == "cpu":

@@ -17,14 +17,11 @@ from rackplanner.core.capacity.fitted import (
     allreduce_latency,
     current,
     decode_efficiency,
-    hop_cost,
+    fixed_pass_s,
     host_efficiency,
-    layer_overhead,
-    moe_layer_overhead,
     prefill_efficiency,
     prefill_expert_overhead,
     prefill_request_overhead,
-    step_overhead,
 )
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
@@ -135,12 +132,7 @@ class SpeedInputs:
             mem_bytes_per_s=mem,
             host_bytes_per_s=host,
             flops_per_s=flops,
-            fixed_step_s=(
-                layer_overhead(cal, hw, runtime.id) * model.layers
-                + moe_layer_overhead(cal, runtime.id) * moe_layer_count(model)
-                + step_overhead(cal, runtime.id)
-                + hops * hop_cost(cal, runtime.id)
-            ),
+            fixed_step_s=fixed_pass_s(cal, hw, runtime.id, model.layers, moe_layer_count(model), hops),
             attention_flops_per_ctx=4 * model.attention_heads * model.head_dim,
             fixed_prefill_pass_s=(
                 prefill_expert_overhead(cal, hw, runtime.id) * moe_layer_count(model) * (model.moe_experts or 0)
@@ -234,7 +226,9 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     ubatch = min(prompt, s.prefill_chunk_tokens)
     # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
     mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s
-    per_token = max(flops_per_token / s.flops_per_s, mem_per_token) + s.fixed_prefill_pass_s / ubatch
+    # A prompt pass launches the same kernels as a decode step, so it pays the step's fixed cost.
+    fixed_s = s.fixed_step_s + s.fixed_prefill_pass_s
+    per_token = max(flops_per_token / s.flops_per_s, mem_per_token) + fixed_s / ubatch
     per_token += allreduce_s(s, ubatch) / ubatch
     if s.pp > 1:
         # Chunks of one prompt flow through the stages one after another: c chunks take
