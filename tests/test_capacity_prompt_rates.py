@@ -108,16 +108,21 @@ def test_a_measurement_is_estimated_with_its_kv_cache_precision() -> None:
     assert fp8 > 1.4 * fp16
 
 
-def test_an_unknown_kv_cache_precision_names_the_line(tmp_path: Path) -> None:
+def _first_row_with(tmp_path: Path, field: str, value: str) -> Path:
+    """A copy of measured.csv's first row with one field changed."""
     with (DATA / "measured.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     bad = tmp_path / "measured.csv"
     with bad.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
-        writer.writerow({**rows[0], "kv_cache": "fp7"})
+        writer.writerow({**rows[0], field: value})
+    return bad
+
+
+def test_an_unknown_kv_cache_precision_names_the_line(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"line 2: kv_cache 'fp7'"):
-        load_points(bad)
+        load_points(_first_row_with(tmp_path, "kv_cache", "fp7"))
 
 
 def test_the_fixed_cost_fit_is_not_dragged_by_one_source() -> None:
@@ -200,15 +205,8 @@ def test_a_time_to_first_token_taken_inside_the_engine_pays_no_request_cost() ->
 
 
 def test_an_unknown_ttft_timing_names_the_line(tmp_path: Path) -> None:
-    with (DATA / "measured.csv").open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    bad = tmp_path / "measured.csv"
-    with bad.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerow({**rows[0], "ttft_timed": "browser"})
     with pytest.raises(InputError, match=r"line 2: .*ttft_timed"):
-        load_points(bad)
+        load_points(_first_row_with(tmp_path, "ttft_timed", "browser"))
 
 
 def test_the_request_cost_is_fitted_on_client_timed_prompts_only() -> None:
