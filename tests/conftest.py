@@ -34,6 +34,13 @@ def catalog() -> Catalog:
 
 
 @pytest.fixture(scope="session")
+def calibration_catalog() -> Catalog:
+    """The built-in catalog with the hardware figures it lacks for the measured points
+    (tests/data/calibration-catalog/*.yaml)."""
+    return load_catalog([REPO / "tests" / "data" / "calibration-catalog"], include_user=False)
+
+
+@pytest.fixture(scope="session")
 def example_paths() -> list[Path]:
     paths = sorted(EXAMPLES.glob("*.json"))
     assert paths, "resources/examples holds no plans"

@@ -19,7 +19,7 @@ from rackplanner.core.capacity.calibration import evaluate, load_points
 from rackplanner.core.capacity.calibration_report import calibrate, report
 from rackplanner.core.capacity.fit import CrossValidation
 from rackplanner.core.capacity.fitted import Calibration, current
-from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.catalog.loading import Catalog
 
 DATA = Path(__file__).parent / "data"
 MEASURED = DATA / "measured.csv"
@@ -27,12 +27,6 @@ MEASURED = DATA / "measured.csv"
 
 class CalibrationReport(UserWarning):
     """The calibration error table, shown in the warnings summary."""
-
-
-@pytest.fixture(scope="module")
-def calibration_catalog() -> Catalog:
-    # Hardware figures the built-in catalog lacks (tests/data/calibration-catalog/*.yaml).
-    return load_catalog([DATA / "calibration-catalog"])
 
 
 @pytest.fixture(scope="module")

@@ -15,19 +15,18 @@ from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.hardware import from_gpu
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.speed import SpeedInputs, decode_step_s
-from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
 
 DATA = Path(__file__).parent / "data"
 
 
-def test_every_runtime_and_device_kind_measured_has_its_own_per_layer_cost() -> None:
+def test_every_runtime_and_device_kind_measured_has_its_own_per_layer_cost(calibration_catalog: Catalog) -> None:
     # A per-layer cost fitted on llama.cpp must not reach a server estimate through the
     # catch-all class: the fit models each runtime class's points with its own column.
-    catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
     cal = current()
     seen = {
-        f"{runtime_class(p.runtime)}|{hardware_of(p, catalog).kind}"
+        f"{runtime_class(p.runtime)}|{hardware_of(p, calibration_catalog).kind}"
         for p in load_points(DATA / "measured.csv")
         if not p.is_report and p.metric == "decode_tokens_per_s"
     }
@@ -60,36 +59,34 @@ def test_the_shipped_all_reduce_latency_is_fitted() -> None:
     assert 5e-6 < latency < 200e-6
 
 
-def test_the_fit_recovers_the_constants_that_made_the_data() -> None:
+def test_the_fit_recovers_the_constants_that_made_the_data(calibration_catalog: Catalog) -> None:
     # Points whose speeds are the model's own estimates under the shipped constants have an
     # exact solution; a fit run until its costs settle must find it (four rounds of the old
     # fixed schedule left the SoC per-layer cost at half its value).
-    catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
     shipped = current()
     points = [p for p in load_points(DATA / "measured.csv") if not p.is_report]
-    table = evaluate(points, catalog, calibration=shipped)
+    table = evaluate(points, calibration_catalog, calibration=shipped)
     synthetic = [r.point.model_copy(update={"value": r.estimated}) for r in table.rows if r.estimated]
-    refit = fit(synthetic, catalog, numa=shipped.numa_scaling, with_numa=False)
+    refit = fit(synthetic, calibration_catalog, numa=shipped.numa_scaling, with_numa=False)
     for name in ("layer_overhead_s", "moe_layer_s", "hop_s", "allreduce_latency_s"):
         made, found = getattr(shipped, name), getattr(refit, name)
         for key, value in made.items():
             assert found[key] == pytest.approx(value, rel=0.05, abs=5e-6), (name, key)
 
 
-def test_a_fixed_cost_only_one_source_measured_is_not_fitted() -> None:
+def test_a_fixed_cost_only_one_source_measured_is_not_fitted(calibration_catalog: Catalog) -> None:
     # MLX decode of a MoE model is measured by one publisher only (Rapid-MLX's community
     # runs of gpt-oss-20b on an M2 Max): its per-MoE-layer cost is that harness's, so the fit
     # leaves it out; the same runs under a second source name make it a runtime's cost.
-    catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
     points = [p for p in load_points(DATA / "measured.csv") if not p.is_report]
     mlx_moe = [
         p for p in points if p.runtime == "mlx" and p.metric == "decode_tokens_per_s" and p.model.startswith("gpt-oss")
     ]
     assert {p.group for p in mlx_moe} == {"rapid-mlx-community-bench"}
-    alone = fit(points, catalog, numa=current().numa_scaling, with_numa=False)
+    alone = fit(points, calibration_catalog, numa=current().numa_scaling, with_numa=False)
     assert "mlx" not in alone.moe_layer_s
     twice = [*points, *(p.model_copy(update={"source_group": "a-second-publisher"}) for p in mlx_moe)]
-    again = fit(twice, catalog, numa=current().numa_scaling, with_numa=False)
+    again = fit(twice, calibration_catalog, numa=current().numa_scaling, with_numa=False)
     assert "mlx" in again.moe_layer_s
 
 
@@ -105,16 +102,15 @@ def _server_decode(*hardware: str) -> list[MeasuredPoint]:
     ]
 
 
-def test_tensor_parallel_points_do_not_drag_a_server_share_down() -> None:
+def test_tensor_parallel_points_do_not_drag_a_server_share_down(calibration_catalog: Catalog) -> None:
     # Every MI300X server point in the data is TP8 (ROCm's vLLM docker docs, Oracle, dstack):
     # its step holds 2 x layers all-reduces. Fitted together with single H100s, the HBM3
     # share must stay what the single GPUs imply and the TP8 points set the latency instead;
     # a share taken over all of them came out at 0.42 and halved a single H100's estimate.
-    catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
     h100 = _server_decode("h100-sxm")
     both = h100 + _server_decode("mi300x")
     assert all(p.count == 8 for p in both if p.hardware == "mi300x")
-    alone, together = fit(h100, catalog), fit(both, catalog)
+    alone, together = fit(h100, calibration_catalog), fit(both, calibration_catalog)
     share = together.decode_bw_efficiency["HBM3|server"]
     assert share == pytest.approx(alone.decode_bw_efficiency["HBM3|server"], rel=0.15)
     assert share > 0.6

@@ -20,7 +20,7 @@ from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.hardware import Hardware, from_gpu, from_unified_system
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.speed import SpeedInputs, peak_tflops, prefill_tokens_per_s
-from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
 
@@ -95,8 +95,7 @@ def test_a_datacenter_gpu_without_points_of_its_own_takes_datacenter_gpus_first(
     assert "apple-soc|llama.cpp" in prefill_keys(mac, "llama.cpp")
 
 
-def test_a_measurement_is_estimated_with_its_kv_cache_precision() -> None:
-    calibration_catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
+def test_a_measurement_is_estimated_with_its_kv_cache_precision(calibration_catalog: Catalog) -> None:
     points = {p.point: p for p in load_points(DATA / "measured.csv")}
     # TensorRT-LLM's perf overview ran FP8 weights with an FP8 KV cache (the row's notes).
     point = points["trt090-h200-l2-7b-fp8-tp1-b120-128-2048"]
@@ -190,8 +189,7 @@ def test_a_prompt_pass_pays_the_fixed_cost_of_a_decode_step(catalog: Catalog) ->
     assert seconds(fixed, "llama.cpp", 2048) - seconds(bare, "llama.cpp", 2048) == pytest.approx(4 * 32 * 50e-6)
 
 
-def test_a_time_to_first_token_taken_inside_the_engine_pays_no_request_cost() -> None:
-    calibration_catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
+def test_a_time_to_first_token_taken_inside_the_engine_pays_no_request_cost(calibration_catalog: Catalog) -> None:
     points = {p.point: p for p in load_points(DATA / "measured.csv")}
     # TensorRT-LLM's performance page timed first tokens with gptSessionBenchmark, in process.
     engine = points["trt090-h100-l2-7b-fp8-tp1-pp2048"]
@@ -209,8 +207,7 @@ def test_an_unknown_ttft_timing_names_the_line(tmp_path: Path) -> None:
         load_points(_first_row_with(tmp_path, "ttft_timed", "browser"))
 
 
-def test_the_request_cost_is_fitted_on_client_timed_prompts_only() -> None:
-    calibration_catalog = load_catalog([DATA / "calibration-catalog"], include_user=False)
+def test_the_request_cost_is_fitted_on_client_timed_prompts_only(calibration_catalog: Catalog) -> None:
     points = [p for p in load_points(DATA / "measured.csv") if not p.is_report]
     as_timed = fit(points, calibration_catalog).prefill_request_s["server"]
     all_client = [p.model_copy(update={"ttft_timed": "client"}) for p in points]

@@ -86,10 +86,11 @@ class Features:
     layers: int
     moe_layers: int
     hops: int
-    # All-reduces' bytes over the link (seconds, known) and their count (each costs the
-    # fitted latency), per decode step or per prompt token. A prompt token's known seconds
-    # also take in the latencies and its pass's fixed costs once decode is fitted.
-    allreduce_s: float
+    # Seconds known before the shares are fitted, per decode step or per prompt token: the
+    # all-reduces' bytes over the link; a prompt token's also take in the all-reduces'
+    # latency and its pass's fixed costs once decode is fitted. Then the all-reduces' count
+    # (each costs the fitted latency).
+    known_s: float
     allreduces: float
     # Prefill: prompt tokens per pass, and experts over the MoE layers (kernels per pass).
     chunk_tokens: int = 1
@@ -275,7 +276,7 @@ def _alternate(
 ) -> tuple[dict[str, float], dict[str, float]]:
     """(share of the peak by class, fixed costs by column): each class's share is the median
     its points imply given the fixed costs, the fixed costs a robust least squares given the
-    shares, in turn until the fixed costs settle. All-reduce time is known and taken off first."""
+    shares, in turn until the fixed costs settle. Known time (``known_s``) is taken off first."""
     fixed = dict.fromkeys(cols, 0.0)
     counts = _counts(rows, fit_keys)
     eff: dict[str, float] = {}
@@ -283,14 +284,14 @@ def _alternate(
         implied = []
         for row in rows:
             costs = sum(c * fixed[k] for k, c in zip(cols, row_of(row, cols), strict=True))
-            rest = row.seconds - row.allreduce_s - costs
+            rest = row.seconds - row.known_s - costs
             implied.append(row.at_peak_s / rest if rest > 0 else 0.0)
         eff = _medians(rows, implied, fit_keys, by_source)
         a = np.array([[c / row.seconds for c in row_of(row, cols)] for row in rows])
         b = np.array(
             [
                 1
-                - (row.allreduce_s + row.at_peak_s / _lookup(eff, lookup_keys(row.hw, row.point.runtime), counts))
+                - (row.known_s + row.at_peak_s / _lookup(eff, lookup_keys(row.hw, row.point.runtime), counts))
                 / row.seconds
                 for row in rows
             ]
@@ -352,8 +353,8 @@ def _costs(fixed: dict[str, float], kind: str) -> dict[str, float]:
 
 
 def _known_prefill_s(row: Features, passes: Calibration, latency: dict[str, float]) -> float:
-    """Seconds per prompt token the decode fit already accounts for: the all-reduces'
-    latency and the fixed cost of the pass."""
+    """Seconds per prompt token the decode fit accounts for beyond the all-reduces' bytes:
+    their latency and the fixed cost of the pass."""
     rid = row.point.runtime
     fixed = fixed_pass_s(passes, row.hw, rid, row.layers, row.moe_layers, row.hops)
     return row.allreduces * latency.get(row.runtime, 0.0) + fixed / row.chunk_tokens
@@ -374,17 +375,18 @@ def fit(
     step = {ANY: 0.0, **_costs(fixed, "step")}
     hop = {ANY: 0.0, **_costs(fixed, "hop")}
     latency = _costs(fixed, "allreduce")
+    moe = _costs(fixed, "moe")
     # A prompt pass's all-reduces cost what decode's were fitted to, and the pass pays a
     # decode step's fixed cost (the same kernels are launched).
     passes = Calibration(
         decode_bw_efficiency=eff,
         layer_overhead_s=layer,
         step_overhead_s=step,
-        moe_layer_s=_costs(fixed, "moe"),
+        moe_layer_s=moe,
         hop_s=hop,
         prefill_tflops_efficiency={f"{ANY}|{ANY}": 1.0},
     )
-    prefill = [replace(row, allreduce_s=row.allreduce_s + _known_prefill_s(row, passes, latency)) for row in prefill]
+    prefill = [replace(row, known_s=row.known_s + _known_prefill_s(row, passes, latency)) for row in prefill]
     # A prefill class (architecture, product class, runtime) is narrow, and one publisher's
     # sweep of quant types on one box can be most of its points: each source votes once.
     # Held out (2026-11) this took prefill from 28%/119% to 26%/105% and CPU prefill from
@@ -396,7 +398,7 @@ def fit(
         decode_bw_efficiency=eff,
         layer_overhead_s=layer,
         step_overhead_s=step,
-        moe_layer_s=_costs(fixed, "moe"),
+        moe_layer_s=moe,
         hop_s=hop,
         allreduce_latency_s=latency,
         prefill_tflops_efficiency=prefill_eff,
