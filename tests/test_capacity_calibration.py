@@ -85,11 +85,12 @@ def test_held_out_error_report(
     # all-reduces took decode's median from 16% to 15%; one vote per source for the prefill
     # shares took prefill to 26% / 105%; a prompt pass paying a decode step's fixed cost and
     # the request cost fitted on client-timed first tokens only then took it to 25% / 91%;
-    # leaving a class with few single-GPU points to the wider class, to 14.8% / 70% and 89%.
-    assert decode.median <= 0.15
+    # leaving a class with few single-GPU points to the wider class, to 14.8% / 70% and 89%;
+    # a factor of their class's share for prompts on the FP8 peak, to 14.3% and 25% / 83%.
+    assert decode.median <= 0.145
     assert decode.p90 <= 0.70
-    assert prefill.median <= 0.255
-    assert prefill.p90 <= 0.90
+    assert prefill.median <= 0.25
+    assert prefill.p90 <= 0.85
     assert decode.points >= 300 and prefill.points >= 230
 
 

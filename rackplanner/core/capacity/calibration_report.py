@@ -73,6 +73,10 @@ def report(cal: Calibration, cv: CrossValidation, path: Path) -> str:
     lines += [f"  {key:<32} {value:.2f}" for key, value in sorted(cal.decode_bw_efficiency.items())]
     lines += ["Prefill, achieved share of the tensor peak (architecture | runtime):"]
     lines += [f"  {key:<32} {value:.2f}" for key, value in sorted(cal.prefill_tflops_efficiency.items())]
+    lines += [
+        f"  on the FP8 peak, {key}: {value:.2f} of the class's share (never below the 16-bit peak's rate)"
+        for key, value in sorted(cal.prefill_fp8_factor.items())
+    ]
     lines += ["Fixed costs:"]
     lines += [f"  per layer {key:<22} {value * 1e6:.0f} µs" for key, value in sorted(cal.layer_overhead_s.items())]
     lines += [f"  per step  {key:<22} {value * 1e3:.2f} ms" for key, value in sorted(cal.step_overhead_s.items())]

@@ -11,7 +11,8 @@ Prefill's share of the tensor peak is likewise the median per architecture and r
 beside llama.cpp's fixed cost per expert GEMM of a prompt pass and a server's fixed cost per
 request as its clients time it; a prompt pass also pays a decode step's fixed costs, known by
 then; there each source's median counts once, so one publisher's many rows on one box do
-not set a class. A class with fewer than ``MIN_CLASS_POINTS`` points takes the next wider class
+not set a class, and a prompt run on the FP8 peak reaches a fitted factor of its class's
+share (``_fp8_factors``). A class with fewer than ``MIN_CLASS_POINTS`` points takes the next wider class
 (``fitted.py``); a decode fixed cost that fewer than ``MIN_COLUMN_SOURCES`` sources measure
 is not fitted at all.
 
@@ -30,8 +31,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rackplanner.core.capacity.calibration import MeasuredPoint, PointError, evaluate, hardware_of
-from rackplanner.core.capacity.classes import KERNEL_PER_EXPERT, prefill_runtime_classes, runtime_class
-from rackplanner.core.capacity.estimate import get_model
+from rackplanner.core.capacity.classes import KERNEL_PER_EXPERT, prefill_runtime_classes
+from rackplanner.core.capacity.fit_features import Features, features
 from rackplanner.core.capacity.fitted import (
     ANY,
     Calibration,
@@ -39,17 +40,17 @@ from rackplanner.core.capacity.fitted import (
     band_class,
     decode_keys,
     fixed_pass_s,
+    fp8_prefill_factor,
     prefill_fit_keys,
     prefill_keys,
 )
-from rackplanner.core.capacity.formats import get_format, kv_element_bytes
 from rackplanner.core.capacity.hardware import Hardware
-from rackplanner.core.capacity.runtime import get_runtime
-from rackplanner.core.capacity.speed import SpeedInputs, allreduce_count, allreduce_s
-from rackplanner.core.catalog.llm_shape import moe_layer_count
 from rackplanner.core.catalog.loading import Catalog
 
 MIN_CLASS_POINTS = 3
+# Prompts each way (FP8 and 16-bit) an architecture needs for its FP8 factor: SGLang's
+# cookbook measured two prompt lengths per model on the B200.
+MIN_FP8_PAIR_POINTS = 2
 # Sources that must measure a fixed cost before it is fitted.
 MIN_COLUMN_SOURCES = 2
 # The shares and the fixed costs are fitted in turn until no fixed cost moves by more than
@@ -60,83 +61,6 @@ CONVERGED_S = 1e-7
 HUBER_K = 0.2
 IRLS_ROUNDS = 8
 NUMA_GRID = tuple(i / 20 for i in range(21))
-
-
-def _unit(numa: float | None) -> Calibration:
-    """Constants that leave bytes and FLOPs at the devices' peaks and cost nothing fixed."""
-    return Calibration(
-        decode_bw_efficiency={f"{ANY}|{ANY}": 1.0},
-        layer_overhead_s={f"{ANY}|{ANY}": 0.0},
-        step_overhead_s={ANY: 0.0},
-        hop_s={ANY: 0.0},
-        prefill_tflops_efficiency={f"{ANY}|{ANY}": 1.0},
-        numa_scaling=numa,
-    )
-
-
-@dataclass
-class Features:
-    """One measured point reduced to what the fit needs."""
-
-    point: MeasuredPoint
-    hw: Hardware
-    runtime: str
-    seconds: float  # measured: step time (decode) or time per prompt token (prefill)
-    at_peak_s: float  # the same at full bandwidth (decode) or full tensor peak (prefill)
-    layers: int
-    moe_layers: int
-    hops: int
-    # Seconds known before the shares are fitted, per decode step or per prompt token: the
-    # all-reduces' bytes over the link; a prompt token's also take in the all-reduces'
-    # latency and its pass's fixed costs once decode is fitted. Then the all-reduces' count
-    # (each costs the fitted latency).
-    known_s: float
-    allreduces: float
-    # Prefill: prompt tokens per pass, and experts over the MoE layers (kernels per pass).
-    chunk_tokens: int = 1
-    experts_over_layers: int = 0
-
-    @property
-    def decode(self) -> bool:
-        return self.point.metric == "decode_tokens_per_s"
-
-
-def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None = None) -> list[Features]:
-    """Fit features of every benchmark point (rounded reports are left to evaluation)."""
-    out = []
-    unit = _unit(numa)
-    for point in points:
-        if point.is_report:
-            continue
-        hw = hardware_of(point, catalog)
-        model = get_model(catalog, point.model)
-        runtime = get_runtime(point.runtime)
-        kv = kv_element_bytes(point.kv_cache)
-        s = SpeedInputs.build(model, get_format(point.format), hw, runtime, kv_bytes=kv, calibration=unit)
-        chunk = min(point.context, runtime.prefill_chunk_tokens)
-        if point.metric == "decode_tokens_per_s":
-            b = point.batch
-            at_peak = (s.weights_read(b) + b * s.kv_read_bytes(point.context)) / s.mem_bytes_per_s
-            compute = b * (2 * s.active_params) / s.flops_per_s
-            if compute * 2 > at_peak:  # compute-bound at half the peak: not a bandwidth point
-                continue
-            seconds, per = b / point.value, 1
-            allreduce = allreduce_s(s, b)
-        else:
-            if s.flops_per_s == float("inf"):
-                continue
-            at_peak = (2 * s.active_params + s.attention_flops(point.context / 2)) / s.flops_per_s
-            seconds, per = 1 / point.value, chunk
-            allreduce = allreduce_s(s, per) / per
-        hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
-        rt = runtime_class(point.runtime)
-        moe = moe_layer_count(model)
-        experts = moe * (model.moe_experts or 0)
-        allreduces = allreduce_count(s) / per
-        out.append(
-            Features(point, hw, rt, seconds, at_peak, model.layers, moe, hops, allreduce, allreduces, chunk, experts)
-        )
-    return out
 
 
 def _class_of(keys: list[str], counts: dict[str, int]) -> str:
@@ -277,6 +201,7 @@ def _alternate(
     lookup_keys: KeysOf,
     *,
     by_source: bool = False,
+    fp8: dict[str, float] | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """(share of the peak by class, fixed costs by column): each class's share is the median
     its points imply given the fixed costs, the fixed costs a robust least squares given the
@@ -290,14 +215,19 @@ def _alternate(
             costs = sum(c * fixed[k] for k, c in zip(cols, row_of(row, cols), strict=True))
             rest = row.seconds - row.known_s - costs
             implied.append(row.at_peak_s / rest if rest > 0 else 0.0)
-        eff = _medians(rows, implied, fit_keys, by_source)
+        scale = [_fp8_scale(fp8, row) for row in rows]
+        eff = _medians(rows, [v / sc for v, sc in zip(implied, scale, strict=True)], fit_keys, by_source)
+        if fp8 is not None:
+            fp8.clear()
+            fp8.update(_fp8_factors(rows, implied, fit_keys))
+            scale = [_fp8_scale(fp8, row) for row in rows]
         a = np.array([[c / row.seconds for c in row_of(row, cols)] for row in rows])
         b = np.array(
             [
                 1
-                - (row.known_s + row.at_peak_s / _lookup(eff, lookup_keys(row.hw, row.point.runtime), counts))
+                - (row.known_s + row.at_peak_s / (_lookup(eff, lookup_keys(row.hw, row.point.runtime), counts) * sc))
                 / row.seconds
-                for row in rows
+                for row, sc in zip(rows, scale, strict=True)
             ]
         )
         before = fixed
@@ -305,6 +235,26 @@ def _alternate(
         if all(abs(fixed[c] - before[c]) < CONVERGED_S for c in cols):
             break
     return eff, fixed
+
+
+def _fp8_scale(fp8: dict[str, float] | None, row: Features) -> float:
+    return fp8_prefill_factor(fp8, row.hw, row.point.runtime) if fp8 is not None and row.fp8_peak else 1.0
+
+
+def _fp8_factors(rows: list[Features], implied: list[float], keys_of: KeysOf) -> dict[str, float]:
+    """Per runtime class: the median over architectures that measured prompts both ways of
+    the FP8 prompts' median share of the FP8 peak over the 16-bit prompts' share of theirs.
+    Within one architecture the kernels, the harnesses' eras and the product class cancel
+    out; what is left is what the FP8 peak delivers."""
+    by_arch: dict[str, dict[bool, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row, value in zip(rows, implied, strict=True):
+        if value > 0:
+            by_arch[keys_of(row.hw, row.point.runtime)[1]][row.fp8_peak].append(value)
+    ratios: dict[str, list[float]] = defaultdict(list)
+    for key, kinds in by_arch.items():
+        if len(kinds[True]) >= MIN_FP8_PAIR_POINTS and len(kinds[False]) >= MIN_FP8_PAIR_POINTS:
+            ratios[key.split("|")[-1]].append(statistics.median(kinds[True]) / statistics.median(kinds[False]))
+    return {rt: statistics.median(r) for rt, r in ratios.items()}
 
 
 def _prefill_class(row: Features) -> str:
@@ -395,8 +345,13 @@ def fit(
     # sweep of quant types on one box can be most of its points: each source votes once.
     # Held out (2026-11) this took prefill from 28%/119% to 26%/105% and CPU prefill from
     # 53%/126% to 40%/79%; for decode's wide classes it did not help (17%/72% from 15%/70%).
+    # A prompt on the FP8 peak reaches a share of it set apart from the 16-bit prompts of its
+    # class (the factor): fitted as one share, FP8 prompts pulled every server class down,
+    # and held out TensorRT-LLM's FP8 prompts on Hoppers were estimated twice as fast as
+    # they ran while its FP16 ones on A100s were right (2026-11: prefill 25%/89% to 25%/83%).
+    fp8: dict[str, float] = {}
     prefill_eff, prefill_fixed = _alternate(
-        prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys, by_source=True
+        prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys, by_source=True, fp8=fp8
     )
     return Calibration(
         decode_bw_efficiency=eff,
@@ -406,6 +361,7 @@ def fit(
         hop_s=hop,
         allreduce_latency_s=latency,
         prefill_tflops_efficiency=prefill_eff,
+        prefill_fp8_factor=fp8,
         prefill_expert_s=_costs(prefill_fixed, "expert"),
         prefill_request_s=_costs(prefill_fixed, "request"),
         numa_scaling=numa,

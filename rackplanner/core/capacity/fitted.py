@@ -48,6 +48,10 @@ class Calibration(BaseModel):
     allreduce_latency_s: dict[str, float] = {}
     # Achieved share of the tensor peak while prefilling, by architecture.
     prefill_tflops_efficiency: dict[str, float]
+    # Share of its class's prefill share (fitted on 16-bit prompts) that a prompt run on the
+    # FP8 tensor peak reaches of that peak, by runtime class: FP8 GEMMs quantize their
+    # activations, and attention and the other kernels do not speed up.
+    prefill_fp8_factor: dict[str, float] = {}
     # Fixed cost of one prompt pass per expert of each MoE layer (an expert's GEMM is its own
     # kernel, or on a CPU its own op that every thread joins), by runtime class and device kind.
     prefill_expert_s: dict[str, float] = {}
@@ -109,6 +113,13 @@ def decode_efficiency(cal: Calibration, hw: Hardware, runtime_id: str) -> tuple[
 def prefill_efficiency(cal: Calibration, hw: Hardware, runtime_id: str) -> tuple[float, str]:
     """(share of tensor peak, the class it was fitted on) for prefill on ``hw``."""
     return _first(cal.prefill_tflops_efficiency, prefill_keys(hw, runtime_id))
+
+
+def fp8_prefill_factor(factors: dict[str, float], hw: Hardware, runtime_id: str) -> float:
+    """The share of its 16-bit prefill share a prompt reaches of ``hw``'s FP8 peak: the fitted
+    factor of the runtime class, but never so low that FP8 GEMMs run slower than 16-bit ones."""
+    floor = (hw.tflops_per_device or 0.0) / (hw.fp8_tflops_per_device or 1.0)
+    return max(factors.get(runtime_class(runtime_id), 1.0), floor)
 
 
 def host_efficiency(cal: Calibration) -> float:

@@ -18,6 +18,7 @@ from rackplanner.core.capacity.fitted import (
     current,
     decode_efficiency,
     fixed_pass_s,
+    fp8_prefill_factor,
     host_efficiency,
     prefill_efficiency,
     prefill_expert_overhead,
@@ -31,11 +32,16 @@ from rackplanner.core.catalog.llm_shape import attention_span_tokens, moe_layer_
 from rackplanner.core.catalog.parts import LlmModel
 
 
+def on_fp8_peak(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> bool:
+    """Whether a server runs the prompt's GEMMs on the FP8 tensor peak."""
+    return fmt.family == "fp8" and runtime.split != "layer" and bool(hw.fp8_tflops_per_device)
+
+
 def peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | None:
     """The tensor peak prefill runs at: FP8 where the weights and activations are FP8 and a
     server runtime runs FP8 GEMMs (vLLM, TensorRT-LLM, SGLang); for llama.cpp on GPUs, the
     rate its prompt GEMMs run at (below); else dense FP16."""
-    if fmt.family == "fp8" and runtime.split != "layer" and hw.fp8_tflops_per_device:
+    if on_fp8_peak(hw, fmt, runtime):
         return hw.fp8_tflops_per_device
     if runtime.split == "layer" and hw.kind == "gpu" and hw.int8_tops_per_device:
         if hw.vendor == "nvidia" and (fmt.family == "gguf" or (fmt.family == "float" and fmt.id != "fp32")):
@@ -116,6 +122,10 @@ class SpeedInputs:
         host = host_eff * (hw.host_bw_gbs or 0.0) * k.GB
         tflops = peak_tflops(hw, fmt, runtime)
         prefill_eff, prefill_class = prefill_efficiency(cal, hw, runtime.id)
+        if on_fp8_peak(hw, fmt, runtime):
+            fp8_factor = fp8_prefill_factor(cal.prefill_fp8_factor, hw, runtime.id)
+            prefill_eff *= fp8_factor
+            prefill_class += f" x{fp8_factor:.2f} on the FP8 peak"
         flops = prefill_eff * tflops * 1e12 * parallel if tflops else float("inf")
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
         return cls(
