@@ -3,6 +3,7 @@ published parameter counts within 1% and a KV cache that follows the attention l
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ PUBLISHED = [
     ("phi-4", 14.7, None, True),  # HF page safetensors count
     ("qwen3-next-80b-a3b-thinking", 80, "3.9", True),  # NVIDIA NIM card: 80B total, 3.9B active
     ("nemotron-h-56b-base-8k", 56, None, True),  # NVIDIA card: "56B model parameters"
+    ("llama-4-scout-17b-16e", 109, "17", True),  # Meta's Llama 4 card: 17B activated, 109B total
 ]
 
 
@@ -128,3 +130,37 @@ def test_gemma_ties_its_head_by_default_and_says_so() -> None:
     model = load_hf_config(HF / "gemma-2-9b-it" / "config.json")
     assert model.tie_word_embeddings
     assert model.notes is not None and "tie_word_embeddings true (transformers' default for gemma2)" in model.notes
+
+
+def test_llama_4_holds_a_chunk_on_three_layers_in_four() -> None:
+    # Llama-4-Scout-17B-16E: no_rope_layers [1, 1, 1, 0] x 12; transformers makes each RoPE
+    # layer chunked attention within attention_chunk_size 8,192 and each NoPE layer full.
+    # 8 KV heads of 128. At 65,536 tokens: 12 x 65,536 + 36 x 8,192 tokens a layer.
+    model = load_hf_config(HF / "llama-4-scout-17b-16e" / "config.json")
+    assert (model.sliding_window, model.sliding_window_layers) == (8192, 36)
+    per_layer_token = 2 * 8 * 128
+    assert llm_shape.kv_cache_values(model, 65_536) == (12 * 65_536 + 36 * 8192) * per_layer_token
+    # Every layer is MoE (interleave_moe_layer_step 1): 16 experts of 8,192 and one shared
+    # expert of the same width; intermediate_size_mlp (16,384) is a dense layer's width.
+    assert (model.moe_experts, model.moe_intermediate_size, model.moe_shared_experts) == (16, 8192, 1)
+    assert not model.moe_dense_layers and model.intermediate_size == 16_384
+
+
+def test_llama_4_layer_types_from_newer_transformers_read_alike(tmp_path: Path) -> None:
+    # transformers writes layer_types ("chunked_attention" / "full_attention") into newer
+    # Llama 4 configs; the chunk is still attention_chunk_size.
+    raw = json.loads((HF / "llama-4-scout-17b-16e" / "config.json").read_text())
+    text = raw["text_config"]
+    text["layer_types"] = ["chunked_attention" if rope else "full_attention" for rope in text.pop("no_rope_layers")]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(raw))
+    model = load_hf_config(path)
+    assert (model.sliding_window, model.sliding_window_layers) == (8192, 36)
+    # Maverick's layout: MoE on every other layer (moe_layers 1, 3, ... 47), dense ones 16,384 wide.
+    text["moe_layers"] = list(range(1, 48, 2))
+    text["num_local_experts"] = 128
+    path.write_text(json.dumps(raw))
+    maverick = load_hf_config(path)
+    assert maverick.moe_dense_layers == 24
+    # Meta's Llama 4 card: Maverick 400B total, 17B activated (here with Scout's vision tower).
+    assert maverick.params_b == pytest.approx(400, rel=0.01)

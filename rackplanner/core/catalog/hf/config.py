@@ -114,6 +114,9 @@ def _model_data(
         )
     intermediate = text.opt_int("intermediate_size")
     moe_width = text.opt_int("moe_intermediate_size")
+    if moe_width is None and text.has("intermediate_size_mlp"):
+        # Llama 4: intermediate_size is an expert's width, intermediate_size_mlp a dense layer's.
+        intermediate, moe_width = text.opt_int("intermediate_size_mlp"), intermediate
     if intermediate is None and moe_width is None:
         raise InputError(f"{top.path}: config.json lacks {text.key('intermediate_size')}")
     layout = attention_layout(text, model_type, layers, hidden)
@@ -166,7 +169,7 @@ def _model_data(
             q_lora_rank=text.opt_int("q_lora_rank"), kv_lora_rank=mla[1], qk_rope_head_dim=mla[2], v_head_dim=mla[3]
         )
     if experts is not None:
-        data.update(_moe(text, layers, experts, active, moe_width, layout.dense_layers_override))
+        data.update(_moe(text, model_type, layers, experts, active, moe_width, layout.dense_layers_override))
     return data
 
 
@@ -182,21 +185,33 @@ def _latent_attention(text: ConfigValues) -> tuple[int, int, int, int] | None:
 
 
 def _moe(
-    text: ConfigValues, layers: int, experts: int, active: int | None, width: int | None, dense_override: int | None
+    text: ConfigValues,
+    model_type: str,
+    layers: int,
+    experts: int,
+    active: int | None,
+    width: int | None,
+    dense_override: int | None,
 ) -> dict[str, Any]:
     dense = text.count_or_none("first_k_dense_replace")
     only_dense = text.data.get("mlp_only_layers")
     if isinstance(only_dense, list) and only_dense:
         dense = len(only_dense)
-    step = text.opt_int("decoder_sparse_step")
+    # Qwen2-MoE's decoder_sparse_step, Llama 4's interleave_moe_layer_step: every step-th layer.
+    step = text.opt_int("decoder_sparse_step", "interleave_moe_layer_step")
     if step and step > 1:
         dense = layers - len([i for i in range(layers) if (i + 1) % step == 0])
+    moe_layers = text.data.get("moe_layers")
+    if isinstance(moe_layers, list) and moe_layers:
+        dense = layers - len(set(moe_layers))
     if dense_override is not None:
         dense = dense_override
     shared = text.count_or_none("n_shared_experts")
     shared_width = text.opt_int("shared_expert_intermediate_size")
     if shared_width and not shared:
         shared = 1  # Qwen2-MoE / Qwen3-Next: one shared expert of its own width
+    if model_type == "llama4_text" and not shared:
+        shared = 1  # Llama 4's MoE block: the routed experts and one shared expert of their width
     return {
         "moe_experts": experts,
         "moe_active_experts": active,

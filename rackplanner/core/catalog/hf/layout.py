@@ -100,6 +100,8 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
         raise cfg.error("model_type", f"{model_type!r} is a hybrid whose layer layout is not known here")
     layout = Layout()
     types = cfg.str_list("layer_types")
+    if types is None and model_type == "llama4_text" and cfg.has("attention_chunk_size"):
+        types = _llama4_layer_types(cfg, layers)
     if types is not None:
         _from_layer_types(cfg, types, layers, layout)
     elif model_type == "qwen3_next":
@@ -107,7 +109,15 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
         layout.linear_layers = layers - layers // interval
     else:
         _sliding_by_type(cfg, model_type, layers, layout)
-    if layout.sliding_layers:
+    if layout.sliding_layers and types is not None and "chunked_attention" in types:
+        layout.sliding_window = cfg.integer("attention_chunk_size") if cfg.has("attention_chunk_size") else None
+        if layout.sliding_window is None:
+            raise cfg.error("attention_chunk_size", "is needed: layer_types names chunked-attention layers")
+        layout.notes.append(
+            f"{layout.sliding_layers} chunked-attention layers (Llama 4) attend within their "
+            f"{layout.sliding_window:,}-token chunk: their KV cache is counted as a window of that size"
+        )
+    elif layout.sliding_layers:
         layout.sliding_window = cfg.integer("sliding_window") if cfg.has("sliding_window") else None
         if layout.sliding_window is None:
             raise cfg.error("sliding_window", "is needed: layer_types names sliding-attention layers")
@@ -125,11 +135,23 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
 def _from_layer_types(cfg: ConfigValues, types: list[str], layers: int, layout: Layout) -> None:
     if len(types) != layers:
         raise cfg.error("layer_types", f"lists {len(types)} layers, but num_hidden_layers is {layers}")
-    unknown = sorted(set(types) - {"full_attention", "sliding_attention", "linear_attention"})
+    unknown = sorted(set(types) - {"full_attention", "sliding_attention", "chunked_attention", "linear_attention"})
     if unknown:
         raise cfg.error("layer_types", f"has layer kinds not known here: {', '.join(unknown)}")
-    layout.sliding_layers = types.count("sliding_attention")
+    if "sliding_attention" in types and "chunked_attention" in types:
+        raise cfg.error("layer_types", "mixes sliding-window and chunked attention, a layout not known here")
+    layout.sliding_layers = types.count("sliding_attention") + types.count("chunked_attention")
     layout.linear_layers = types.count("linear_attention")
+
+
+def _llama4_layer_types(cfg: ConfigValues, layers: int) -> list[str]:
+    """Llama 4's layer kinds as transformers derives them: a layer with RoPE (``no_rope_layers``
+    1, by default all but every ``no_rope_layer_interval``-th) attends within its chunk."""
+    flags = cfg.data.get("no_rope_layers")
+    if not isinstance(flags, list) or not flags:
+        interval = cfg.opt_int("no_rope_layer_interval") or 4
+        flags = [int((i + 1) % interval != 0) for i in range(layers)]
+    return ["chunked_attention" if flag else "full_attention" for flag in flags]
 
 
 def _sliding_by_type(cfg: ConfigValues, model_type: str, layers: int, layout: Layout) -> None:
