@@ -34,6 +34,7 @@ PUBLISHED = [
     ("qwen3-next-80b-a3b-thinking", 80, "3.9", True),  # NVIDIA NIM card: 80B total, 3.9B active
     ("nemotron-h-56b-base-8k", 56, None, True),  # NVIDIA card: "56B model parameters"
     ("llama-4-scout-17b-16e", 109, "17", True),  # Meta's Llama 4 card: 17B activated, 109B total
+    ("qwen3.5-397b-a17b", 397, "17", True),  # the model's name: 397B total, 17B activated
 ]
 
 
@@ -164,3 +165,24 @@ def test_llama_4_layer_types_from_newer_transformers_read_alike(tmp_path: Path) 
     assert maverick.moe_dense_layers == 24
     # Meta's Llama 4 card: Maverick 400B total, 17B activated (here with Scout's vision tower).
     assert maverick.params_b == pytest.approx(400, rel=0.01)
+
+
+def test_qwen3_5_caches_only_its_full_attention_layers() -> None:
+    # Qwen3.5-397B-A17B: layer_types three linear_attention (Gated DeltaNet) to one
+    # full_attention over 60 layers; 2 KV heads of 256 on the 15 full layers only.
+    model = load_hf_config(HF / "qwen3.5-397b-a17b" / "config.json")
+    assert model.linear_attention_layers == 45
+    assert llm_shape.kv_cache_values(model, 65_536) - llm_shape.kv_cache_values(model, 0) == 15 * 2 * 2 * 256 * 65_536
+    # Its vision tower (27 blocks of 1,152, Qwen3-VL style) is in the total, never active.
+    assert model.vision_params is not None and 0.3e9 < model.vision_params < 0.7e9
+
+
+def test_a_trillion_parameter_config_is_named_in_trillions() -> None:
+    # Kimi K2's config has no _name_or_path: the architecture and size name it, and 1,026B
+    # reads as 1.03T rather than in exponent notation.
+    model = load_hf_config(HF / "kimi-k2-instruct" / "config.json")
+    assert model.model == "DeepseekV3 1.03T" and model.id == "deepseekv3-1.03t"
+    # Kimi K2 card: "Total Parameters 1T", "Activated Parameters 32B" (both rounded).
+    assert 950 <= model.params_b < 1050
+    # Counted as DeepSeek-V3 counts its 37B: without the input embedding.
+    assert llm_shape.active_parameter_count_b(model, count_input_embedding=False) == pytest.approx(32, abs=0.5 + 0.32)

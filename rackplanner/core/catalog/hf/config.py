@@ -75,7 +75,8 @@ def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None 
         active_b = llm_shape.active_parameter_count_b(model) if model.moe_experts else None
         counted: dict[str, Any] = {"params_b": round(params, 3), "active_params_b": active_b}
         if extras.model_name(top) is None and not name:
-            counted["model"] = f"{data['model']} {params:.3g}B"
+            size = f"{params / 1000:.3g}T" if params >= 999.5 else f"{params:.3g}B"
+            counted["model"] = f"{data['model']} {size}"
             counted["id"] = model_id or slug(counted["model"], "imported-model", dots=True)
         # Validated again with the counts: an absurd shape gives an absurd count, refused here.
         return LlmModel.model_validate({**data, **counted})

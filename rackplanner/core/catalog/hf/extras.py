@@ -33,6 +33,8 @@ def vision_params(vision: ConfigValues, text_hidden: int) -> int:
     (Mistral 3): bias-free attention and a gated MLP, RMS norms, then a 2×2 patch merger
     and a two-layer projector.
     """
+    if vision.has("depth"):
+        return _qwen_vl_params(vision)
     h, inner = vision.integer("hidden_size"), vision.integer("intermediate_size")
     layers = vision.integer("num_hidden_layers")
     patch, channels = vision.integer("patch_size"), vision.opt_int("num_channels") or 3
@@ -47,6 +49,24 @@ def vision_params(vision: ConfigValues, text_hidden: int) -> int:
     embed = channels * patch * patch * h + h + (image // patch) ** 2 * h
     projector = h * text_hidden + h  # Gemma 3's input projection and its norm
     return layers * per_layer + embed + 2 * h + projector
+
+
+def _qwen_vl_params(vision: ConfigValues) -> int:
+    """Qwen2.5-VL / Qwen3-VL / Qwen3.5 towers (``depth`` blocks): a 3-D patch embedding,
+    blocks with a fused QKV, biases everywhere and a two-matrix MLP (gated in Qwen2.5-VL),
+    learned positions (Qwen3-VL on), and a merger of 2×2 patches into the text width."""
+    h, inner, layers = vision.integer("hidden_size"), vision.integer("intermediate_size"), vision.integer("depth")
+    patch, channels = vision.integer("patch_size"), vision.opt_int("in_channels", "in_chans") or 3
+    frames = vision.opt_int("temporal_patch_size") or 2
+    mlp = (3 if vision.string("model_type") == "qwen2_5_vl" else 2) * h * inner + inner + h
+    per_layer = 4 * h * h + 4 * h + mlp + 4 * h
+    embed = channels * frames * patch * patch * h + h + (vision.opt_int("num_position_embeddings") or 0) * h
+    merged = h * (vision.opt_int("spatial_merge_size") or 2) ** 2
+    out = vision.opt_int("out_hidden_size") or h
+    merger = 2 * h + merged * merged + merged + merged * out + out
+    deepstack = vision.data.get("deepstack_visual_indexes")
+    mergers = 1 + (len(deepstack) if isinstance(deepstack, list) else 0)
+    return layers * per_layer + embed + mergers * merger
 
 
 def shipped_format(quant: ConfigValues) -> str:

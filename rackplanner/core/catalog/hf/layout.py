@@ -56,6 +56,9 @@ TEXT_DEFAULTS: dict[str, dict[str, object]] = {
     },
 }
 
+# Hybrids of Gated DeltaNet (linear attention) and gated full attention: Qwen3-Next and
+# Qwen3.5, whose text configs use the same linear_* keys.
+GATED_DELTANET = frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe"})
 _ALTERNATING = frozenset({"gemma2", "gpt_oss"})
 _PATTERNED = {"gemma3": 6, "gemma3_text": 6, "cohere2": 4}
 _EVERY_LAYER = frozenset({"mistral", "mixtral", "phi3", "starcoder2", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})
@@ -104,7 +107,7 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
         types = _llama4_layer_types(cfg, layers)
     if types is not None:
         _from_layer_types(cfg, types, layers, layout)
-    elif model_type == "qwen3_next":
+    elif model_type in GATED_DELTANET:
         interval = cfg.opt_int("full_attention_interval") or 4
         layout.linear_layers = layers - layers // interval
     else:
@@ -122,13 +125,14 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
         if layout.sliding_window is None:
             raise cfg.error("sliding_window", "is needed: layer_types names sliding-attention layers")
     if layout.linear_layers:
-        if model_type != "qwen3_next":
+        if model_type not in GATED_DELTANET:
             raise cfg.error(
                 "layer_types", f"names linear-attention layers of a model type ({model_type!r}) not known here"
             )
         layout.linear_mixer_params, layout.linear_state_values = _gated_deltanet(cfg, hidden)
-    if model_type == "qwen3_next":
-        layout.attention_output_gate = True
+    if model_type in GATED_DELTANET:
+        gate = cfg.flag("attn_output_gate")
+        layout.attention_output_gate = True if gate is None else gate
     return layout
 
 
