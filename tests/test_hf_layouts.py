@@ -121,6 +121,17 @@ def test_quantization_configs(tmp_path: Path, quant: dict[str, Any], fmt: str) -
         ({"hybrid_override_pattern": "M*"}, "is a hybrid whose layer layout is not known here"),
         ({"text_config": [1]}, "text_config must be an object"),
         ({"sliding_window": -5, "model_type": "mistral"}, "sliding_window must be a positive whole number"),
+        (
+            {"num_local_experts": 8, "num_experts_per_tok": 2, "moe_layers": [0, 1, 40]},
+            r"moe_layers must list distinct layer numbers from 0 to 31 \(found \[0, 1, 40\]\)",
+        ),
+        ({"num_local_experts": 8, "num_experts_per_tok": 2, "mlp_only_layers": ["x"]}, "mlp_only_layers must list"),
+        (
+            {"model_type": "llama4_text", "attention_chunk_size": 8192, "no_rope_layers": [1, 0]},
+            "no_rope_layers must list 0 or 1 for each of the 32 layers",
+        ),
+        ({"layer_types": ["chunked_attention"] * 32}, "attention_chunk_size is needed"),
+        ({"layer_types": ["chunked_attention", "sliding_attention"] * 16}, "mixes sliding-window and chunked"),
     ],
 )
 def test_impossible_configs_name_the_field(tmp_path: Path, change: dict[str, Any], message: str) -> None:

@@ -195,16 +195,16 @@ def _moe(
     dense_override: int | None,
 ) -> dict[str, Any]:
     dense = text.count_or_none("first_k_dense_replace")
-    only_dense = text.data.get("mlp_only_layers")
-    if isinstance(only_dense, list) and only_dense:
+    only_dense = text.layer_indexes("mlp_only_layers", layers)
+    if only_dense:
         dense = len(only_dense)
     # Qwen2-MoE's decoder_sparse_step, Llama 4's interleave_moe_layer_step: every step-th layer.
     step = text.opt_int("decoder_sparse_step", "interleave_moe_layer_step")
     if step and step > 1:
         dense = layers - len([i for i in range(layers) if (i + 1) % step == 0])
-    moe_layers = text.data.get("moe_layers")
-    if isinstance(moe_layers, list) and moe_layers:
-        dense = layers - len(set(moe_layers))
+    moe_layers = text.layer_indexes("moe_layers", layers)
+    if moe_layers:
+        dense = layers - len(moe_layers)
     if dense_override is not None:
         dense = dense_override
     shared = text.count_or_none("n_shared_experts")

@@ -152,9 +152,11 @@ def _llama4_layer_types(cfg: ConfigValues, layers: int) -> list[str]:
     """Llama 4's layer kinds as transformers derives them: a layer with RoPE (``no_rope_layers``
     1, by default all but every ``no_rope_layer_interval``-th) attends within its chunk."""
     flags = cfg.data.get("no_rope_layers")
-    if not isinstance(flags, list) or not flags:
+    if not flags:  # absent or [] (Maverick): transformers' default
         interval = cfg.opt_int("no_rope_layer_interval") or 4
         flags = [int((i + 1) % interval != 0) for i in range(layers)]
+    elif not isinstance(flags, list) or len(flags) != layers or any(f not in (0, 1) for f in flags):
+        raise cfg.error("no_rope_layers", f"must list 0 or 1 for each of the {layers} layers")
     return ["chunked_attention" if flag else "full_attention" for flag in flags]
 
 

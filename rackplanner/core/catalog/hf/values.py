@@ -66,6 +66,18 @@ class ConfigValues:
             raise self.error(key, f"must be an object of settings (found {show_value(value, 40)})")
         return ConfigValues(value, self.path, f"{self.key(key)}.")
 
+    def layer_indexes(self, key: str, layers: int) -> list[int] | None:
+        """A list of distinct layer numbers below ``layers`` (moe_layers, mlp_only_layers)."""
+        value = self.data.get(key)
+        if value is None:
+            return None
+        ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        if not ok or len(set(value)) != len(value) or any(not 0 <= v < layers for v in value):
+            raise self.error(
+                key, f"must list distinct layer numbers from 0 to {layers - 1} (found {show_value(value, 40)})"
+            )
+        return value
+
     def str_list(self, key: str) -> list[str] | None:
         value = self.data.get(key)
         if value is None:
