@@ -28,6 +28,9 @@ def test_the_factor_never_makes_fp8_slower_than_16_bit(catalog: Catalog) -> None
     assert fp8_prefill_factor({"server": 0.65}, h100, "sglang") == pytest.approx(0.65)
     # A runtime class the fit never saw on the FP8 peak keeps its class's share.
     assert fp8_prefill_factor({}, h100, "vllm") == 1.0
+    # Without both peaks in the catalog there is no floor, and never one above 1.
+    no_fp8 = h100.model_copy(update={"fp8_tflops_per_device": None})
+    assert fp8_prefill_factor({"server": 0.3}, no_fp8, "vllm") == pytest.approx(0.3)
     # llama.cpp splits layers and runs its own kernels: never on the FP8 peak.
     assert not on_fp8_peak(h100, get_format("fp8"), get_runtime("llama.cpp"))
     assert on_fp8_peak(h100, get_format("fp8"), get_runtime("vllm"))

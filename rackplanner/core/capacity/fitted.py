@@ -118,7 +118,8 @@ def prefill_efficiency(cal: Calibration, hw: Hardware, runtime_id: str) -> tuple
 def fp8_prefill_factor(factors: dict[str, float], hw: Hardware, runtime_id: str) -> float:
     """The share of its 16-bit prefill share a prompt reaches of ``hw``'s FP8 peak: the fitted
     factor of the runtime class, but never so low that FP8 GEMMs run slower than 16-bit ones."""
-    floor = (hw.tflops_per_device or 0.0) / (hw.fp8_tflops_per_device or 1.0)
+    fp8, bf16 = hw.fp8_tflops_per_device, hw.tflops_per_device
+    floor = min(bf16 / fp8, 1.0) if fp8 and bf16 else 0.0
     return max(factors.get(runtime_class(runtime_id), 1.0), floor)
 
 
