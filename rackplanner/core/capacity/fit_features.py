@@ -17,7 +17,7 @@ from rackplanner.core.catalog.llm_shape import moe_layer_count
 from rackplanner.core.catalog.loading import Catalog
 
 
-def unit_calibration(numa: float | None) -> Calibration:
+def _unit_calibration(numa: float | None) -> Calibration:
     """Constants that leave bytes and FLOPs at the devices' peaks and cost nothing fixed."""
     return Calibration(
         decode_bw_efficiency={f"{ANY}|{ANY}": 1.0},
@@ -61,7 +61,7 @@ class Features:
 def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None = None) -> list[Features]:
     """Fit features of every benchmark point (rounded reports are left to evaluation)."""
     out = []
-    unit = unit_calibration(numa)
+    unit = _unit_calibration(numa)
     for point in points:
         if point.is_report:
             continue
