@@ -58,7 +58,9 @@ def _qwen_vl_params(vision: ConfigValues) -> int:
     h, inner, layers = vision.integer("hidden_size"), vision.integer("intermediate_size"), vision.integer("depth")
     patch, channels = vision.integer("patch_size"), vision.opt_int("in_channels", "in_chans") or 3
     frames = vision.opt_int("temporal_patch_size") or 2
-    mlp = (3 if vision.string("model_type") == "qwen2_5_vl" else 2) * h * inner + inner + h
+    # Qwen2.5-VL's blocks run a gated SiLU MLP (three matrices); Qwen3-VL's a GELU one (two).
+    gated = vision.string("hidden_act") == "silu" or vision.string("model_type") == "qwen2_5_vl"
+    mlp = (3 if gated else 2) * h * inner + inner + h
     per_layer = 4 * h * h + 4 * h + mlp + 4 * h
     embed = channels * frames * patch * patch * h + h + (vision.opt_int("num_position_embeddings") or 0) * h
     merged = h * (vision.opt_int("spatial_merge_size") or 2) ** 2
