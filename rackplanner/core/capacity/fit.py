@@ -201,14 +201,16 @@ def _alternate(
     lookup_keys: KeysOf,
     *,
     by_source: bool = False,
-    fp8: dict[str, float] | None = None,
-) -> tuple[dict[str, float], dict[str, float]]:
-    """(share of the peak by class, fixed costs by column): each class's share is the median
-    its points imply given the fixed costs, the fixed costs a robust least squares given the
-    shares, in turn until the fixed costs settle. Known time (``known_s``) is taken off first."""
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """(share of the peak by class, fixed costs by column, FP8 factor by runtime class): each
+    class's share is the median its points imply given the fixed costs (a prompt on the FP8
+    peak counted at its factor), the fixed costs a robust least squares given the shares, in
+    turn until the fixed costs settle. Known time (``known_s``) is taken off first. Decode
+    rows are never on the FP8 peak, so their factor table stays empty."""
     fixed = dict.fromkeys(cols, 0.0)
     counts = _counts(rows, fit_keys)
     eff: dict[str, float] = {}
+    fp8: dict[str, float] = {}
     for _ in range(MAX_ROUNDS):
         implied = []
         for row in rows:
@@ -217,10 +219,8 @@ def _alternate(
             implied.append(row.at_peak_s / rest if rest > 0 else 0.0)
         scale = [_fp8_scale(fp8, row) for row in rows]
         eff = _medians(rows, [v / sc for v, sc in zip(implied, scale, strict=True)], fit_keys, by_source)
-        if fp8 is not None:
-            fp8.clear()
-            fp8.update(_fp8_factors(rows, implied, fit_keys))
-            scale = [_fp8_scale(fp8, row) for row in rows]
+        fp8 = _fp8_factors(rows, implied, fit_keys)
+        scale = [_fp8_scale(fp8, row) for row in rows]
         a = np.array([[c / row.seconds for c in row_of(row, cols)] for row in rows])
         b = np.array(
             [
@@ -234,11 +234,11 @@ def _alternate(
         fixed = dict(zip(cols, _robust_nonnegative_lstsq(a, b), strict=True)) if cols else {}
         if all(abs(fixed[c] - before[c]) < CONVERGED_S for c in cols):
             break
-    return eff, fixed
+    return eff, fixed, fp8
 
 
-def _fp8_scale(fp8: dict[str, float] | None, row: Features) -> float:
-    return fp8_prefill_factor(fp8, row.hw, row.point.runtime) if fp8 is not None and row.fp8_peak else 1.0
+def _fp8_scale(fp8: dict[str, float], row: Features) -> float:
+    return fp8_prefill_factor(fp8, row.hw, row.point.runtime) if row.fp8_peak else 1.0
 
 
 def _fp8_factors(rows: list[Features], implied: list[float], keys_of: KeysOf) -> dict[str, float]:
@@ -309,8 +309,7 @@ def _costs(fixed: dict[str, float], kind: str) -> dict[str, float]:
 def _known_prefill_s(row: Features, passes: Calibration, latency: dict[str, float]) -> float:
     """Seconds per prompt token the decode fit accounts for beyond the all-reduces' bytes:
     their latency and the fixed cost of the pass."""
-    rid = row.point.runtime
-    fixed = fixed_pass_s(passes, row.hw, rid, row.layers, row.moe_layers, row.hops)
+    fixed = fixed_pass_s(passes, row.hw, row.point.runtime, row.layers, row.moe_layers, row.hops)
     return row.allreduces * latency.get(row.runtime, 0.0) + fixed / row.chunk_tokens
 
 
@@ -323,7 +322,7 @@ def fit(
     rows = features(points, catalog, numa)
     decode = [r for r in rows if r.decode]
     prefill = [r for r in rows if not r.decode]
-    eff, fixed = _alternate(decode, _fixed_columns(decode), _fixed_row, decode_keys, decode_keys)
+    eff, fixed, _ = _alternate(decode, _fixed_columns(decode), _fixed_row, decode_keys, decode_keys)
     layer = _costs(fixed, "layer")
     layer.setdefault(f"{ANY}|{ANY}", statistics.median(layer.values()) if layer else 0.0)
     step = {ANY: 0.0, **_costs(fixed, "step")}
@@ -349,9 +348,8 @@ def fit(
     # class (the factor): fitted as one share, FP8 prompts pulled every server class down,
     # and held out TensorRT-LLM's FP8 prompts on Hoppers were estimated twice as fast as
     # they ran while its FP16 ones on A100s were right (2026-11: prefill 25%/89% to 25%/83%).
-    fp8: dict[str, float] = {}
-    prefill_eff, prefill_fixed = _alternate(
-        prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys, by_source=True, fp8=fp8
+    prefill_eff, prefill_fixed, fp8 = _alternate(
+        prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys, by_source=True
     )
     return Calibration(
         decode_bw_efficiency=eff,
