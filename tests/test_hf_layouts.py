@@ -132,6 +132,18 @@ def test_quantization_configs(tmp_path: Path, quant: dict[str, Any], fmt: str) -
         ),
         ({"layer_types": ["chunked_attention"] * 32}, "attention_chunk_size is needed"),
         ({"layer_types": ["chunked_attention", "sliding_attention"] * 16}, "mixes sliding-window and chunked"),
+        (
+            {
+                "vision_config": {
+                    "vt_hidden_size": 1152,
+                    "vt_intermediate_size": 4304,
+                    "vt_num_hidden_layers": 27,
+                    "patch_size": 14,
+                    "merge_kernel_size": ["2", 2],
+                }
+            },
+            "vision_config.merge_kernel_size must be two positive whole numbers",
+        ),
     ],
 )
 def test_impossible_configs_name_the_field(tmp_path: Path, change: dict[str, Any], message: str) -> None:

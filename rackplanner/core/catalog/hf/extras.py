@@ -35,6 +35,8 @@ def vision_params(vision: ConfigValues, text_hidden: int) -> int:
     """
     if vision.has("depth"):
         return _qwen_vl_params(vision)
+    if vision.has("vt_hidden_size"):
+        return _moonvit_params(vision, text_hidden)
     h, inner = vision.integer("hidden_size"), vision.integer("intermediate_size")
     layers = vision.integer("num_hidden_layers")
     patch, channels = vision.integer("patch_size"), vision.opt_int("num_channels") or 3
@@ -69,6 +71,28 @@ def _qwen_vl_params(vision: ConfigValues) -> int:
     deepstack = vision.data.get("deepstack_visual_indexes")
     mergers = 1 + (len(deepstack) if isinstance(deepstack, list) else 0)
     return layers * per_layer + embed + mergers * merger
+
+
+def _moonvit_params(vision: ConfigValues, text_hidden: int) -> int:
+    """Kimi's MoonViT tower (``vt_`` keys, Kimi K2.5): blocks with a fused QKV and biases, a
+    two-matrix GELU MLP and two layer norms; a patch embedding and learned 2-D positions; a
+    final norm; then a projector of merged patches (norm, two linear layers) into the text
+    width."""
+    h, inner = vision.integer("vt_hidden_size"), vision.integer("vt_intermediate_size")
+    layers, patch = vision.integer("vt_num_hidden_layers"), vision.integer("patch_size")
+    per_layer = 4 * h * h + 4 * h + 2 * h * inner + inner + h + 4 * h
+    grid = (vision.opt_int("init_pos_emb_height") or 64) * (vision.opt_int("init_pos_emb_width") or 64)
+    embed = 3 * patch * patch * h + h + grid * h
+    kernel = vision.data.get("merge_kernel_size", [2, 2])
+    if not (isinstance(kernel, list) and len(kernel) == 2 and all(_positive_int(v) for v in kernel)):
+        raise vision.error("merge_kernel_size", f"must be two positive whole numbers (found {show_value(kernel)})")
+    merged = h * kernel[0] * kernel[1]
+    projector = 2 * h + merged * merged + merged + merged * text_hidden + text_hidden
+    return layers * per_layer + embed + 2 * h + projector
+
+
+def _positive_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def shipped_format(quant: ConfigValues) -> str:
