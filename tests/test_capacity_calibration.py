@@ -86,9 +86,10 @@ def test_held_out_error_report(
     # shares took prefill to 26% / 105%; a prompt pass paying a decode step's fixed cost and
     # the request cost fitted on client-timed first tokens only then took it to 25% / 91%;
     # leaving a class with few single-GPU points to the wider class, to 14.8% / 70% and 89%;
-    # a factor of their class's share for prompts on the FP8 peak, to 14.3% and 25% / 83%.
-    assert decode.median <= 0.145
-    assert decode.p90 <= 0.70
+    # a factor of their class's share for prompts on the FP8 peak, to 14.3% and 25% / 83%;
+    # no share from decode points that are three quarters fixed costs, to 13.9% / 67%.
+    assert decode.median <= 0.14
+    assert decode.p90 <= 0.68
     assert prefill.median <= 0.25
     assert prefill.p90 <= 0.85
     assert decode.points >= 300 and prefill.points >= 230

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from rackplanner.core.capacity.model_shape import format_model_shape, model_shape
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.hf import load_hf_config
 
@@ -145,6 +146,51 @@ def test_llama_4_holds_a_chunk_on_three_layers_in_four() -> None:
     # expert of the same width; intermediate_size_mlp (16,384) is a dense layer's width.
     assert (model.moe_experts, model.moe_intermediate_size, model.moe_shared_experts) == (16, 8192, 1)
     assert not model.moe_dense_layers and model.intermediate_size == 16_384
+
+
+def test_a_chunked_layer_reads_the_tokens_since_its_chunk_began() -> None:
+    # Llama 4's chunked attention (transformers' chunked mask): a token at position p sees
+    # positions from the last multiple of 8,192 up to p, so the cache above holds a whole
+    # chunk at worst, but decoding past the first chunk reads (8,192 + 1) / 2 on average.
+    model = load_hf_config(HF / "llama-4-scout-17b-16e" / "config.json")
+    assert model.chunked_attention
+    assert llm_shape.attended_tokens(model, 4096) == 48 * 4096
+    assert llm_shape.attended_tokens(model, 65_536) == 12 * 65_536 + 36 * 4096.5
+    # A prompt of two whole chunks: the mean token sees (8,192 + 1) / 2 on a chunked layer
+    # and (16,384 + 1) / 2 on a full one.
+    assert llm_shape.attended_tokens(model, 16_384, prompt=True) == 12 * 8192.5 + 36 * 4096.5
+    # The "Model:" line names the layout.
+    lines = format_model_shape(model_shape(model, 8192, 2), 8192)
+    assert "12 full attention, 36 chunked attention (8,192-token chunks)" in lines[1]
+
+
+def test_a_sliding_window_prompt_token_sees_at_most_the_window() -> None:
+    # Gemma 2 9B: 21 of 42 layers slide over 4,096 tokens (config.json sliding_window).
+    # A prompt of 8,192 tokens: the first 4,096 see 1..4,096 each, the rest 4,096 each,
+    # a mean of (4,096 x 4,097 / 2 + 4,096 x 4,096) / 8,192 = 3,072.25.
+    model = load_hf_config(HF / "gemma-2-9b-it" / "config.json")
+    assert (model.sliding_window, model.sliding_window_layers) == (4096, 21)
+    assert llm_shape.attended_tokens(model, 8192, prompt=True) == 21 * 4096.5 + 21 * 3072.25
+    assert llm_shape.attended_tokens(model, 8192) == 21 * 8192 + 21 * 4096
+
+
+def test_kimi_k2_5_counts_its_moonvit_tower_apart_from_the_active_weights() -> None:
+    # Kimi K2.5: Kimi K2's text model and a MoonViT-3D tower given by vt_ keys (vLLM's
+    # k2vl_vit.py): 27 blocks of 1,152 with a fused biased QKV, a biased 4,304-wide GELU
+    # MLP and two layer norms; a 14 x 14 patch embedding, 64 x 64 learned positions and a
+    # final norm; a projector of 2 x 2 merged patches (4,608) through a norm and two linear
+    # layers into 7,168.
+    model = load_hf_config(HF / "kimi-k2.5" / "config.json")
+    h, inner, merged, text = 1152, 4304, 4608, 7168
+    block = 4 * h * h + 4 * h + 2 * h * inner + inner + h + 4 * h
+    embed = 3 * 14 * 14 * h + h + 64 * 64 * h
+    projector = 2 * h + merged * merged + merged + merged * text + text
+    assert model.vision_params == 27 * block + embed + 2 * h + projector
+    # NVIDIA's Kimi K2.5 post: 1T total, 32.86B active (the vision tower is not read per token).
+    assert llm_shape.active_parameter_count_b(model) == pytest.approx(32.86, abs=0.005)
+    # The text model is Kimi K2's ("1T" on both cards), so the totals differ by the tower.
+    k2 = load_hf_config(HF / "kimi-k2-instruct" / "config.json")
+    assert model.params_b - k2.params_b == pytest.approx(model.vision_params / 1e9, abs=0.01)
 
 
 def test_llama_4_layer_types_from_newer_transformers_read_alike(tmp_path: Path) -> None:

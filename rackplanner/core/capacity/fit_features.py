@@ -82,7 +82,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         else:
             if s.flops_per_s == float("inf"):
                 continue
-            at_peak = (2 * s.active_params + s.attention_flops(point.context / 2)) / s.flops_per_s
+            at_peak = (2 * s.active_params + s.attention_flops(point.context, prompt=True)) / s.flops_per_s
             seconds, per = 1 / point.value, chunk
             allreduce = allreduce_s(s, per) / per
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0

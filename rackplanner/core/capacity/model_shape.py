@@ -24,6 +24,7 @@ class ModelShape(BaseModel):
     full_attention_layers: int
     sliding_window_layers: int
     sliding_window: int | None
+    chunked_attention: bool
     linear_attention_layers: int
     kv_bytes_per_token: float  # what each further token adds, at the KV precision
     kv_gb_per_sequence: float  # at the estimate's context, windows and states included
@@ -54,6 +55,7 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
         full_attention_layers=model.layers - windowed - linear,
         sliding_window_layers=windowed,
         sliding_window=model.sliding_window,
+        chunked_attention=model.chunked_attention,
         linear_attention_layers=linear,
         kv_bytes_per_token=llm_shape.kv_cache_values_per_token(model) * kv_bytes_per_value,
         kv_gb_per_sequence=llm_shape.kv_cache_values(model, context) * kv_bytes_per_value / k.GB,
@@ -68,7 +70,10 @@ def format_model_shape(shape: ModelShape, context: int) -> list[str]:
     vision = f" ({shape.vision_params_b:.2f}B of them a vision encoder)" if shape.vision_params_b else ""
     kinds = [f"{shape.full_attention_layers} full attention"]
     if shape.sliding_window_layers:
-        kinds.append(f"{shape.sliding_window_layers} sliding window of {shape.sliding_window:,} tokens")
+        if shape.chunked_attention:
+            kinds.append(f"{shape.sliding_window_layers} chunked attention ({shape.sliding_window:,}-token chunks)")
+        else:
+            kinds.append(f"{shape.sliding_window_layers} sliding window of {shape.sliding_window:,} tokens")
     if shape.linear_attention_layers:
         kinds.append(f"{shape.linear_attention_layers} linear attention / state space (fixed-size state)")
     lines = [

@@ -27,8 +27,8 @@ from rackplanner.core.capacity.fitted import (
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import LLAMA_CPP_UBATCH, Runtime, tensor_parallel_degree
-from rackplanner.core.capacity.shape import active_params, kv_bytes
-from rackplanner.core.catalog.llm_shape import attention_span_tokens, moe_layer_count
+from rackplanner.core.capacity.shape import active_params
+from rackplanner.core.catalog.llm_shape import attended_tokens, kv_values_per_layer_token, moe_layer_count
 from rackplanner.core.catalog.parts import LlmModel
 
 
@@ -167,14 +167,17 @@ class SpeedInputs:
         expert_bytes = self.held_bytes - self.active_bytes
         return self.active_bytes + expert_bytes * (touched - share) / (1 - share)
 
-    def attention_flops(self, context: float) -> float:
-        """QK^T and AV of one token against ``context`` cached tokens, over the layers
-        that attend to them (a sliding window caps what a layer sees)."""
-        return self.attention_flops_per_ctx * attention_span_tokens(self.model, round(context))
+    def attention_flops(self, context: int, *, prompt: bool = False) -> float:
+        """QK^T and AV of one token decoded at ``context`` (or, with ``prompt``, the mean
+        token of a prompt that long) over the layers that attend to its past."""
+        return self.attention_flops_per_ctx * attended_tokens(self.model, context, prompt=prompt)
 
     def kv_read_bytes(self, context: int) -> float:
         """KV cache and recurrent state one sequence reads per decode step at ``context``."""
-        return kv_bytes(self.model, self.kv_value_bytes, context)
+        m = self.model
+        state = (m.linear_attention_layers or 0) * (m.linear_state_values or 0)
+        values = attended_tokens(m, context) * kv_values_per_layer_token(m) + state
+        return values * self.kv_value_bytes
 
 
 def allreduce_count(s: SpeedInputs) -> int:
@@ -232,7 +235,7 @@ def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
 
 def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     """Prompt tokens per second for a prompt of ``prompt`` tokens (compute-bound)."""
-    flops_per_token = 2 * s.active_params + s.attention_flops(prompt / 2)
+    flops_per_token = 2 * s.active_params + s.attention_flops(prompt, prompt=True)
     ubatch = min(prompt, s.prefill_chunk_tokens)
     # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
     mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s

@@ -163,6 +163,29 @@ def attention_span_tokens(model: LlmModel, context: int) -> int:
     return full * context + windowed * window
 
 
+def attended_tokens(model: LlmModel, context: int, *, prompt: bool = False) -> float:
+    """Tokens one token attends to, summed over the attention layers: a token decoded at
+    ``context`` or, with ``prompt``, the mean over a prompt of ``context`` tokens. A
+    sliding-window layer sees at most its window; a chunked layer sees the tokens since
+    its chunk began, half a chunk on average once past the first chunk."""
+    windowed = model.sliding_window_layers or 0
+    full = model.layers - windowed - (model.linear_attention_layers or 0)
+    size = model.sliding_window or context
+    if prompt:
+        seen_full = (context + 1) / 2
+        if model.chunked_attention:
+            whole, rest = divmod(context, size)
+            seen_window = (whole * size * (size + 1) / 2 + rest * (rest + 1) / 2) / context
+        elif context <= size:
+            seen_window = seen_full
+        else:
+            seen_window = (size * (size + 1) / 2 + (context - size) * size) / context
+    else:
+        seen_full = context
+        seen_window = (size + 1) / 2 if model.chunked_attention and context > size else min(context, size)
+    return full * seen_full + windowed * seen_window
+
+
 def kv_values_per_layer_token(model: LlmModel) -> int:
     """Values one attention layer caches per token: a key and a value per KV head, or
     latent attention's compressed vector and shared RoPE key."""

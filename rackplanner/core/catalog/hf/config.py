@@ -156,6 +156,7 @@ def _model_data(
         "tie_word_embeddings": tied,
         "sliding_window": layout.sliding_window,
         "sliding_window_layers": layout.sliding_layers or None,
+        "chunked_attention": layout.chunked,
         "linear_attention_layers": layout.linear_layers or None,
         "linear_mixer_params": layout.linear_mixer_params,
         "linear_state_values": layout.linear_state_values,

@@ -71,6 +71,7 @@ class Layout:
 
     sliding_window: int | None = None
     sliding_layers: int = 0
+    chunked: bool = False  # the windowed layers attend within fixed chunks (Llama 4)
     linear_layers: int = 0
     linear_mixer_params: int | None = None
     linear_state_values: int | None = None
@@ -116,10 +117,7 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
         layout.sliding_window = cfg.integer("attention_chunk_size") if cfg.has("attention_chunk_size") else None
         if layout.sliding_window is None:
             raise cfg.error("attention_chunk_size", "is needed: layer_types names chunked-attention layers")
-        layout.notes.append(
-            f"{layout.sliding_layers} chunked-attention layers (Llama 4) attend within their "
-            f"{layout.sliding_window:,}-token chunk: their KV cache is counted as a window of that size"
-        )
+        layout.chunked = True
     elif layout.sliding_layers:
         layout.sliding_window = cfg.integer("sliding_window") if cfg.has("sliding_window") else None
         if layout.sliding_window is None:

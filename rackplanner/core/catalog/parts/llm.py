@@ -52,6 +52,10 @@ class LlmModel(Part):
     # cache, and their token mixer has linear_mixer_params weights in place of attention.
     sliding_window: int | None = Field(default=None, ge=1, le=100_000_000)
     sliding_window_layers: int | None = Field(default=None, ge=1, le=10_000)
+    # The windowed layers attend within fixed chunks of sliding_window tokens (Llama 4's
+    # chunked attention) instead of a window that slides: a token sees only the tokens
+    # since its chunk began.
+    chunked_attention: bool = False
     linear_attention_layers: int | None = Field(default=None, ge=1, le=10_000)
     linear_mixer_params: int | None = Field(default=None, ge=1, le=10**12)
     linear_state_values: int | None = Field(default=None, ge=1, le=10**11)
@@ -87,6 +91,8 @@ class LlmModel(Part):
             raise ValueError(f"active_params_b {self.active_params_b:g} is more than params_b {self.params_b:g}")
         if self.sliding_window_layers is not None and self.sliding_window is None:
             raise ValueError("sliding_window_layers needs sliding_window")
+        if self.chunked_attention and self.sliding_window_layers is None:
+            raise ValueError("chunked_attention needs sliding_window_layers")
         windowed, linear = self.sliding_window_layers or 0, self.linear_attention_layers or 0
         if windowed + linear > self.layers:
             raise ValueError(
