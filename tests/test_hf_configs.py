@@ -11,6 +11,8 @@ import pytest
 from rackplanner.core.capacity.model_shape import format_model_shape, model_shape
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.hf import load_hf_config
+from rackplanner.core.catalog.hf.extras import vision_params
+from rackplanner.core.catalog.hf.values import ConfigValues
 
 HF = Path(__file__).parent / "data" / "hf"
 
@@ -191,6 +193,44 @@ def test_kimi_k2_5_counts_its_moonvit_tower_apart_from_the_active_weights() -> N
     # The text model is Kimi K2's ("1T" on both cards), so the totals differ by the tower.
     k2 = load_hf_config(HF / "kimi-k2-instruct" / "config.json")
     assert model.params_b - k2.params_b == pytest.approx(model.vision_params / 1e9, abs=0.01)
+
+
+def test_a_qwen2_5_vl_tower_left_to_transformers_defaults_is_counted_and_said() -> None:
+    # Nexus-GenV2's config (a Qwen2.5-VL-7B fine-tune) gives the vision tower's width only;
+    # transformers fills the rest from Qwen2_5_VLVisionConfig: 32 blocks, a gated SiLU MLP
+    # 3,420 wide, 14-pixel patches, 2 x 2 merges into out_hidden_size 3,584.
+    model = load_hf_config(HF / "nexus-genv2" / "config.json")
+    h, inner, merged, out = 1280, 3420, 5120, 3584
+    block = 4 * h * h + 4 * h + 3 * h * inner + inner + h + 4 * h
+    embed = 3 * 2 * 14 * 14 * h + h
+    merger = 2 * h + merged * merged + merged + merged * out + out
+    # The merger alone: 44.57M in a published breakdown of Qwen2.5-VL-7B-Instruct's modules.
+    assert merger / 1e6 == pytest.approx(44.57, abs=0.01)
+    assert model.vision_params == 32 * block + embed + merger
+    # Qwen2.5-VL-7B-Instruct's safetensors count: 8.29B.
+    assert model.params_b == pytest.approx(8.29, rel=0.01)
+    assert model.notes is not None and "vision_config.depth 32 (transformers' default for qwen2_5_vl)" in model.notes
+    # Its text model is Qwen2's, whose window is off (use_sliding_window false).
+    assert model.sliding_window_layers is None
+
+
+def test_a_qwen2_vl_tower_is_as_wide_as_its_embed_dim() -> None:
+    # Qwen2-VL's vision_config names the tower's width embed_dim (1,280) and the text width
+    # it merges into hidden_size; its MLP is mlp_ratio 4 wide, QuickGELU (two matrices).
+    # The Qwen2-VL report (arXiv 2409.12191) gives the tower as 675M for every size.
+    vision = {
+        "depth": 32,
+        "embed_dim": 1280,
+        "mlp_ratio": 4,
+        "num_heads": 16,
+        "hidden_size": 3584,
+        "hidden_act": "quick_gelu",
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+        "temporal_patch_size": 2,
+    }
+    params = vision_params(ConfigValues(vision, HF / "config.json", "vision_config."), 3584)
+    assert params / 1e6 == pytest.approx(675, rel=0.01)
 
 
 def test_llama_4_layer_types_from_newer_transformers_read_alike(tmp_path: Path) -> None:

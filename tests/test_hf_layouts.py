@@ -144,6 +144,10 @@ def test_quantization_configs(tmp_path: Path, quant: dict[str, Any], fmt: str) -
             },
             "vision_config.merge_kernel_size must be two positive whole numbers",
         ),
+        (
+            {"vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": -4, "hidden_size": 3584, "patch_size": 14}},
+            "vision_config.mlp_ratio must be a positive number",
+        ),
     ],
 )
 def test_impossible_configs_name_the_field(tmp_path: Path, change: dict[str, Any], message: str) -> None:

@@ -88,12 +88,14 @@ def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None 
         raise InputError(f"{shown_path(path)}: {_in_config_terms(str(exc), text.prefix)}") from None
 
 
-def _fill_defaults(text: ConfigValues, model_type: str) -> list[str]:
+def _fill_defaults(
+    values: ConfigValues, model_type: str, defaults: dict[str, dict[str, object]] = TEXT_DEFAULTS
+) -> list[str]:
     notes = []
-    for key, value in TEXT_DEFAULTS.get(model_type, {}).items():
-        if key not in text.data:
-            text.data = {**text.data, key: value}
-            notes.append(f"{text.key(key)} {value} (transformers' default for {model_type})")
+    for key, value in defaults.get(model_type, {}).items():
+        if key not in values.data:
+            values.data = {**values.data, key: value}
+            notes.append(f"{values.key(key)} {value} (transformers' default for {model_type})")
     return notes
 
 
@@ -130,6 +132,8 @@ def _model_data(
         tied, note = tied_default(model_type)
         notes.append(note or f"tie_word_embeddings {str(tied).lower()} (transformers' default for {model_type})")
     vision = top.obj("vision_config")
+    if vision is not None:
+        notes.extend(_fill_defaults(vision, top.string("model_type") or model_type, extras.VISION_DEFAULTS))
     quant = top.obj("quantization_config") or text.obj("quantization_config")
     named = extras.model_name(top)
     if given_name and "/" in given_name:

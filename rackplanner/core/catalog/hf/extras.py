@@ -25,6 +25,32 @@ SHIPPED_FORMATS = frozenset(
 )
 
 
+# transformers' defaults for the vision settings a Qwen-VL config may leave out
+# (Qwen2VLVisionConfig, Qwen2_5_VLVisionConfig), by the checkpoint's model_type.
+VISION_DEFAULTS: dict[str, dict[str, object]] = {
+    "qwen2_vl": {
+        "depth": 32,
+        "embed_dim": 1280,
+        "hidden_size": 3584,
+        "hidden_act": "quick_gelu",
+        "mlp_ratio": 4,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+        "temporal_patch_size": 2,
+    },
+    "qwen2_5_vl": {
+        "depth": 32,
+        "hidden_size": 3584,
+        "hidden_act": "silu",
+        "intermediate_size": 3420,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+        "temporal_patch_size": 2,
+        "out_hidden_size": 3584,
+    },
+}
+
+
 def vision_params(vision: ConfigValues, text_hidden: int) -> int:
     """Weights of a vision encoder and its projector into the text model.
 
@@ -57,7 +83,11 @@ def _qwen_vl_params(vision: ConfigValues) -> int:
     """Qwen2.5-VL / Qwen3-VL / Qwen3.5 towers (``depth`` blocks): a 3-D patch embedding,
     blocks with a fused QKV, biases everywhere and a two-matrix MLP (gated in Qwen2.5-VL),
     learned positions (Qwen3-VL on), and a merger of 2×2 patches into the text width."""
-    h, inner, layers = vision.integer("hidden_size"), vision.integer("intermediate_size"), vision.integer("depth")
+    # Qwen2-VL names the tower's width embed_dim (hidden_size is then the text width it
+    # merges into) and its MLP by mlp_ratio.
+    qwen2 = vision.has("embed_dim")
+    h, layers = vision.integer("embed_dim" if qwen2 else "hidden_size"), vision.integer("depth")
+    inner = vision.integer("intermediate_size") if vision.has("intermediate_size") else round(h * _mlp_ratio(vision))
     patch, channels = vision.integer("patch_size"), vision.opt_int("in_channels", "in_chans") or 3
     frames = vision.opt_int("temporal_patch_size") or 2
     # Qwen2.5-VL's blocks run a gated SiLU MLP (three matrices); Qwen3-VL's a GELU one (two).
@@ -66,11 +96,18 @@ def _qwen_vl_params(vision: ConfigValues) -> int:
     per_layer = 4 * h * h + 4 * h + mlp + 4 * h
     embed = channels * frames * patch * patch * h + h + (vision.opt_int("num_position_embeddings") or 0) * h
     merged = h * (vision.opt_int("spatial_merge_size") or 2) ** 2
-    out = vision.opt_int("out_hidden_size") or h
+    out = vision.opt_int("out_hidden_size") or (vision.integer("hidden_size") if qwen2 else h)
     merger = 2 * h + merged * merged + merged + merged * out + out
     deepstack = vision.data.get("deepstack_visual_indexes")
     mergers = 1 + (len(deepstack) if isinstance(deepstack, list) else 0)
     return layers * per_layer + embed + mergers * merger
+
+
+def _mlp_ratio(vision: ConfigValues) -> float:
+    ratio = vision.data.get("mlp_ratio")
+    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio < 1000:
+        raise vision.error("mlp_ratio", f"must be a positive number (found {show_value(ratio)})")
+    return float(ratio)
 
 
 def _moonvit_params(vision: ConfigValues, text_hidden: int) -> int:

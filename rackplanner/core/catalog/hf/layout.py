@@ -61,8 +61,10 @@ TEXT_DEFAULTS: dict[str, dict[str, object]] = {
 GATED_DELTANET = frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe"})
 _ALTERNATING = frozenset({"gemma2", "gpt_oss"})
 _PATTERNED = {"gemma3": 6, "gemma3_text": 6, "cohere2": 4}
-_EVERY_LAYER = frozenset({"mistral", "mixtral", "phi3", "starcoder2", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})
-_GATED_WINDOW = frozenset({"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})  # need use_sliding_window
+# Qwen2-VL and Qwen2.5-VL decode with a Qwen2 text model and its window switch.
+_QWEN2_VL = frozenset({"qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text"})
+_GATED_WINDOW = frozenset({"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", *_QWEN2_VL})  # need use_sliding_window
+_EVERY_LAYER = frozenset({"mistral", "mixtral", "phi3", "starcoder2", *_GATED_WINDOW})
 
 
 @dataclass
