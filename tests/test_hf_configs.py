@@ -29,6 +29,8 @@ PUBLISHED = [
     ("mixtral-8x7b", 46.7, "12.9", True),  # Mistral AI: 46.7B total, 12.9B active
     ("gemma-2-9b-it", 9.2417, None, True),  # 9,241,705,984 from the checkpoint's index
     ("gemma-3-27b-it", 27.433, None, True),  # Gemma 3 report: 417M + 1,416M + 25,600M
+    ("qwen2.5-vl-7b-instruct", 8.29, None, True),  # HF page safetensors count, vision tower included
+    ("voxtral-mini-3b-2507", 4.68, None, True),  # HF page safetensors count, audio encoder included
     ("gpt-oss-20b", 20.9, "3.6", False),  # gpt-oss model card: 20.9B total, 3.6B active
     ("gpt-oss-120b", 116.8, "5.1", False),  # gpt-oss model card: 116.8B total, 5.1B active
     ("deepseek-v3", 671, "37", False),  # DeepSeek-V3 report: 671B total, 37B activated
@@ -231,6 +233,30 @@ def test_a_qwen2_vl_tower_is_as_wide_as_its_embed_dim() -> None:
     }
     params = vision_params(ConfigValues(vision, HF / "config.json", "vision_config."), 3584)
     assert params / 1e6 == pytest.approx(675, rel=0.01)
+
+
+def test_lfm2_short_convolutions_hold_a_fixed_state_and_its_mlp_is_adjusted() -> None:
+    # LFM2.5-VL-1.6B: 10 of 16 layers are short convolutions with conv_L_cache 3 (no KV
+    # cache), 6 attend with 8 KV heads of 64. Lfm2MLP narrows intermediate_size 12,288 to
+    # 2/3 (8,192, already a multiple of 256). Its text model is LFM2-1.2B's: 1.17B.
+    model = load_hf_config(HF / "lfm2.5-vl-1.6b" / "config.json")
+    assert (model.linear_attention_layers, model.intermediate_size) == (10, 8192)
+    assert model.tie_word_embeddings
+    assert llm_shape.kv_cache_values(model, 4096) - llm_shape.kv_cache_values(model, 0) == 6 * 2 * 8 * 64 * 4096
+    assert llm_shape.kv_cache_values(model, 0) == 10 * 2048 * 3
+    assert model.vision_params is not None
+    assert model.params_b - model.vision_params / 1e9 == pytest.approx(1.17, rel=0.01)
+
+
+def test_voxtral_counts_its_audio_encoder_as_held_not_read() -> None:
+    # Voxtral Mini: a Whisper-style encoder (32 blocks of 1,280, MLP 5,120, 128 mel bins,
+    # 1,500 positions) and a projector of four stacked frames into the 3,072-wide text model.
+    model = load_hf_config(HF / "voxtral-mini-3b-2507" / "config.json")
+    assert model.audio_params is not None
+    assert model.audio_params / 1e9 == pytest.approx(0.66, abs=0.01)
+    assert llm_shape.active_parameter_count_b(model) == pytest.approx(
+        model.params_b - model.audio_params / 1e9, abs=1e-3
+    )
 
 
 def test_llama_4_layer_types_from_newer_transformers_read_alike(tmp_path: Path) -> None:

@@ -54,6 +54,16 @@ def test_unknown_model_type_with_a_window_is_counted_full_and_says_so(tmp_path: 
     assert model.notes is not None and "counted as full attention" in model.notes
 
 
+def test_a_window_as_long_as_the_context_is_no_window(tmp_path: Path) -> None:
+    # Phi-3.5 writes sliding_window 131,072 with max_position_embeddings 131,072: no layer
+    # ever slides, so every layer caches every token.
+    config = {**LLAMA_8B, "model_type": "phi3", "sliding_window": 131_072, "max_position_embeddings": 131_072}
+    model = load_hf_config(write(tmp_path, config))
+    assert model.sliding_window_layers is None
+    assert llm_shape.kv_cache_values_per_token(model) == 32 * 2 * 8 * 128
+    assert model.notes is not None and "is as long as the model's context" in model.notes
+
+
 def test_jamba_mamba_and_moe_every_other_layer(tmp_path: Path) -> None:
     # ai21labs/Jamba-v0.1's shape: attention 1 layer in 8, MoE (16 experts, 2 active) every
     # other layer, Mamba d_state 16, expand 2, dt_rank 256. AI21: 52B total, 12B active.
@@ -143,6 +153,10 @@ def test_quantization_configs(tmp_path: Path, quant: dict[str, Any], fmt: str) -
                 }
             },
             "vision_config.merge_kernel_size must be two positive whole numbers",
+        ),
+        (
+            {"model_type": "lfm2", "layer_types": ["conv", "attention"] * 16},
+            "layer_types must name conv or full_attention for each of the 32 layers",
         ),
         (
             {"vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": -4, "hidden_size": 3584, "patch_size": 14}},

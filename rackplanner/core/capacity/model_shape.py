@@ -19,6 +19,7 @@ class ModelShape(BaseModel):
     active_params_b: float | None
     text_params_b: float
     vision_params_b: float | None
+    audio_params_b: float | None
     mtp_params_b: float | None
     layers: int
     full_attention_layers: int
@@ -50,6 +51,7 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
         active_params_b=active,
         text_params_b=text,
         vision_params_b=(model.vision_params / 1e9) if model.vision_params else None,
+        audio_params_b=(model.audio_params / 1e9) if model.audio_params else None,
         mtp_params_b=mtp,
         layers=model.layers,
         full_attention_layers=model.layers - windowed - linear,
@@ -67,7 +69,12 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
 def format_model_shape(shape: ModelShape, context: int) -> list[str]:
     """The "Model:" lines of the estimate report."""
     active = f", {shape.active_params_b:,.2f}B active per token" if shape.active_params_b else ""
-    vision = f" ({shape.vision_params_b:.2f}B of them a vision encoder)" if shape.vision_params_b else ""
+    encoders = [
+        f"{b:.2f}B of them {kind}"
+        for b, kind in ((shape.vision_params_b, "a vision encoder"), (shape.audio_params_b, "an audio encoder"))
+        if b
+    ]
+    vision = f" ({', '.join(encoders)})" if encoders else ""
     kinds = [f"{shape.full_attention_layers} full attention"]
     if shape.sliding_window_layers:
         if shape.chunked_attention:

@@ -107,7 +107,8 @@ def parameter_count_b(model: LlmModel) -> float:
     Llama-2-7B gives 6.74, Llama-3.1-8B 8.03, Mixtral-8x7B 46.7 (every expert counted).
     Raises ValueError when intermediate_size is unknown.
     """
-    return (_params(model, model.moe_experts or 0) + (model.vision_params or 0)) / 1e9
+    encoders = (model.vision_params or 0) + (model.audio_params or 0)
+    return (_params(model, model.moe_experts or 0) + encoders) / 1e9
 
 
 def dense_mlp_layers(model: LlmModel) -> int:

@@ -115,7 +115,7 @@ def _model_data(
         raise text.error(
             "num_experts_per_tok", "is needed: a mixture-of-experts config names how many experts a token uses"
         )
-    intermediate = text.opt_int("intermediate_size")
+    intermediate = text.opt_int("intermediate_size", "block_ff_dim")
     moe_width = text.opt_int("moe_intermediate_size")
     if moe_width is None and text.has("intermediate_size_mlp"):
         # Llama 4: intermediate_size is an expert's width, intermediate_size_mlp a dense layer's.
@@ -124,14 +124,16 @@ def _model_data(
         raise InputError(f"{top.path}: config.json lacks {text.key('intermediate_size')}")
     layout = attention_layout(text, model_type, layers, hidden)
     notes.extend(layout.notes)
+    intermediate = layout.mlp_width or intermediate
     mla = _latent_attention(text)
     head_dim = mla[0] if mla else (text.opt_int("head_dim", "attention_head_dim") or max(1, hidden // heads))
     tied = text.flag("tie_word_embeddings")
+    tied = text.flag("tie_embedding") if tied is None else tied  # LFM2's older key
     tied = top.flag("tie_word_embeddings") if tied is None else tied
     if tied is None:
         tied, note = tied_default(model_type)
         notes.append(note or f"tie_word_embeddings {str(tied).lower()} (transformers' default for {model_type})")
-    vision = top.obj("vision_config")
+    vision, audio = top.obj("vision_config"), top.obj("audio_config")
     if vision is not None:
         notes.extend(_fill_defaults(vision, top.string("model_type") or model_type, extras.VISION_DEFAULTS))
     quant = top.obj("quantization_config") or text.obj("quantization_config")
@@ -166,7 +168,8 @@ def _model_data(
         "linear_state_values": layout.linear_state_values,
         "attention_output_gate": layout.attention_output_gate,
         "mtp_layers": extras.mtp_layers(text),
-        "vision_params": extras.vision_params(vision, hidden) if vision else None,
+        "vision_params": extras.vision_params(vision, hidden, top) if vision else None,
+        "audio_params": extras.audio_params(audio, hidden, top) if audio else None,
         "shipped_format": extras.shipped_format(quant) if quant else None,
         "notes": "; ".join(notes) or None,
     }

@@ -51,13 +51,14 @@ VISION_DEFAULTS: dict[str, dict[str, object]] = {
 }
 
 
-def vision_params(vision: ConfigValues, text_hidden: int) -> int:
+def vision_params(vision: ConfigValues, text_hidden: int, top: ConfigValues | None = None) -> int:
     """Weights of a vision encoder and its projector into the text model.
 
-    SigLIP/CLIP-style towers (Gemma 3): per layer q, k, v, o with biases, a two-matrix
-    MLP with biases and two layer norms; patch and position embeddings. Pixtral
-    (Mistral 3): bias-free attention and a gated MLP, RMS norms, then a 2×2 patch merger
-    and a two-layer projector.
+    SigLIP/CLIP-style towers (Gemma 3, LFM2-VL's SigLIP2 with ``num_patches``): per layer
+    q, k, v, o with biases, a two-matrix MLP with biases and two layer norms; patch and
+    position embeddings. Pixtral (Mistral 3): bias-free attention and a gated MLP, RMS
+    norms, then a 2×2 patch merger and a two-layer projector. ``top`` holds a projector
+    given beside the tower (LFM2-VL's ``projector_hidden_size``).
     """
     if vision.has("depth"):
         return _qwen_vl_params(vision)
@@ -73,10 +74,40 @@ def vision_params(vision: ConfigValues, text_hidden: int) -> int:
         projector = h * text_hidden + text_hidden * text_hidden
         return layers * per_layer + embed + merge + projector
     per_layer = 4 * (h * h + h) + 2 * h * inner + inner + h + 4 * h
-    image = vision.integer("image_size")
-    embed = channels * patch * patch * h + h + (image // patch) ** 2 * h
-    projector = h * text_hidden + h  # Gemma 3's input projection and its norm
+    positions = (
+        vision.integer("num_patches") if vision.has("num_patches") else (vision.integer("image_size") // patch) ** 2
+    )
+    embed = channels * patch * patch * h + h + positions * h
+    if top is not None and top.has("projector_hidden_size"):
+        projector = _lfm2_vl_projector(top, h, text_hidden)
+    else:
+        projector = h * text_hidden + h  # Gemma 3's input projection and its norm
     return layers * per_layer + embed + 2 * h + projector
+
+
+def audio_params(audio: ConfigValues, text_hidden: int, top: ConfigValues) -> int:
+    """Weights of a Whisper-style audio encoder (Voxtral's ``audio_config``) and its
+    projector: two input convolutions over the mel bins, learned positions, blocks with
+    biased q, v, o (k without a bias), a two-matrix MLP and two layer norms, a final norm;
+    Voxtral projects four stacked frames (intermediate_size wide) through two bias-free
+    linear layers into the text width."""
+    h = audio.integer("hidden_size") if audio.has("hidden_size") else audio.integer("d_model")
+    inner = audio.integer("intermediate_size") if audio.has("intermediate_size") else audio.integer("encoder_ffn_dim")
+    layers = audio.integer("num_hidden_layers") if audio.has("num_hidden_layers") else audio.integer("encoder_layers")
+    mels, positions = audio.integer("num_mel_bins"), audio.integer("max_source_positions")
+    per_layer = 4 * h * h + 3 * h + 2 * h * inner + inner + h + 4 * h
+    stem = mels * h * 3 + h + h * h * 3 + h + positions * h
+    projector = inner * text_hidden + text_hidden * text_hidden if top.has("projector_hidden_act") else 0
+    return layers * per_layer + stem + 2 * h + projector
+
+
+def _lfm2_vl_projector(top: ConfigValues, h: int, text_hidden: int) -> int:
+    """LFM2-VL: patches unshuffled by downsample_factor², an optional layer norm, then two
+    linear layers through projector_hidden_size (biases with projector_bias)."""
+    merged = h * (top.opt_int("downsample_factor") or 2) ** 2
+    width, bias = top.integer("projector_hidden_size"), top.flag("projector_bias") is not False
+    norm = 2 * merged if top.flag("projector_use_layernorm") else 0
+    return norm + merged * width + width * text_hidden + ((width + text_hidden) if bias else 0)
 
 
 def _qwen_vl_params(vision: ConfigValues) -> int:

@@ -19,7 +19,7 @@ from rackplanner.core.catalog.hf.values import ConfigValues
 
 # Model types whose transformers config class ties the LM head to the embedding table
 # when the file says nothing, and those whose class does not.
-TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "cohere", "cohere2", "paligemma"})
+TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "cohere", "cohere2", "paligemma", "lfm2"})
 UNTIED_BY_DEFAULT = frozenset(
     {
         "llama",
@@ -81,6 +81,7 @@ class Layout:
     dense_layers_override: int | None = None  # Jamba: MoE every other layer
     mixer_layers: int | None = None  # Nemotron-H: blocks with attention or Mamba
     mlp_layers: int | None = None  # Nemotron-H: MLP-only blocks
+    mlp_width: int | None = None  # LFM2: the MLP's width after its own adjustment
     notes: list[str] = field(default_factory=list)
 
 
@@ -102,6 +103,8 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
         return _jamba(cfg, layers, hidden)
     if model_type == "nemotron_h":
         return _nemotron_h(cfg, layers, hidden)
+    if model_type == "lfm2":
+        return _lfm2(cfg, layers, hidden)
     if cfg.has("hybrid_override_pattern") or cfg.has("layers_block_type"):
         raise cfg.error("model_type", f"{model_type!r} is a hybrid whose layer layout is not known here")
     layout = Layout()
@@ -124,6 +127,15 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
         layout.sliding_window = cfg.integer("sliding_window") if cfg.has("sliding_window") else None
         if layout.sliding_window is None:
             raise cfg.error("sliding_window", "is needed: layer_types names sliding-attention layers")
+    longest = cfg.opt_int("max_position_embeddings")
+    window = layout.sliding_window
+    if layout.sliding_layers and not layout.chunked and window and longest and window >= longest:
+        # Phi-3.5 writes its whole context as the window: no layer ever slides.
+        layout.notes.append(
+            f"sliding_window {window:,} is as long as the model's context ({longest:,}): "
+            "every layer is counted as full attention"
+        )
+        layout.sliding_layers, layout.sliding_window = 0, None
     if layout.linear_layers:
         if model_type not in GATED_DELTANET:
             raise cfg.error(
@@ -264,4 +276,36 @@ def _nemotron_h(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
         mixer_layers=mamba + pattern.count("*"),
         mlp_layers=mlps,
         notes=[f"{layers} blocks: {mamba} Mamba-2, {pattern.count('*')} attention, {mlps} MLP"],
+    )
+
+
+def _lfm2(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
+    """LFM2: attention layers and gated short-convolution layers (``layer_types``, or the older
+    ``full_attn_idxs``; transformers' Lfm2Config). A convolution layer keeps the last
+    ``conv_L_cache`` inputs instead of a KV cache, and its mixer is in_proj (3 x hidden),
+    a depthwise kernel and out_proj. The MLP's width is 2/3 of intermediate_size, scaled and
+    rounded up to block_multiple_of when block_auto_adjust_ff_dim is on (the default)."""
+    types = cfg.str_list("layer_types")
+    if types is None:
+        full = cfg.layer_indexes("full_attn_idxs", layers)
+        types = ["full_attention" if full is None or i in full else "conv" for i in range(layers)]
+    if len(types) != layers or set(types) - {"conv", "full_attention"}:
+        raise cfg.error("layer_types", f"must name conv or full_attention for each of the {layers} layers")
+    convs, kernel = types.count("conv"), cfg.opt_int("conv_L_cache") or 3
+    bias = 5 * hidden if cfg.flag("conv_bias") else 0
+    width = cfg.opt_int("intermediate_size", "block_ff_dim")
+    if width is not None and cfg.flag("block_auto_adjust_ff_dim") is not False:
+        width = int(2 * width / 3)
+        multiplier = cfg.data.get("block_ffn_dim_multiplier", 1.0)
+        if multiplier is not None:
+            if isinstance(multiplier, bool) or not isinstance(multiplier, int | float) or not 0 < multiplier < 100:
+                raise cfg.error("block_ffn_dim_multiplier", f"must be a positive number (found {multiplier!r})")
+            step = cfg.opt_int("block_multiple_of") or 256
+            width = step * -(-int(multiplier * width) // step)
+    return Layout(
+        linear_layers=convs,
+        linear_mixer_params=4 * hidden * hidden + kernel * hidden + bias if convs else None,
+        linear_state_values=hidden * kernel if convs else None,
+        mlp_width=width,
+        notes=[f"{convs} of {layers} layers are short convolutions (LFM2): a {kernel}-token state, no KV cache"],
     )

@@ -71,6 +71,8 @@ class LlmModel(Part):
     # Vision encoder and projector of a multimodal checkpoint: held in memory, never
     # read to decode a text token.
     vision_params: int | None = Field(default=None, ge=1, le=10**12)
+    # An audio encoder and its projector (Voxtral), held and never read per text token alike.
+    audio_params: int | None = Field(default=None, ge=1, le=10**12)
     # The weight format a pre-quantized checkpoint ships in (its quantization_config).
     shipped_format: str | None = None
 
