@@ -31,6 +31,7 @@ PUBLISHED = [
     ("gemma-3-27b-it", 27.433, None, True),  # Gemma 3 report: 417M + 1,416M + 25,600M
     ("qwen2.5-vl-7b-instruct", 8.29, None, True),  # HF page safetensors count, vision tower included
     ("voxtral-mini-3b-2507", 4.68, None, True),  # HF page safetensors count, audio encoder included
+    ("llama-3.2-90b-vision-instruct", 88.6, None, True),  # Meta's card: 88.6B with the image encoder
     ("gpt-oss-20b", 20.9, "3.6", False),  # gpt-oss model card: 20.9B total, 3.6B active
     ("gpt-oss-120b", 116.8, "5.1", False),  # gpt-oss model card: 116.8B total, 5.1B active
     ("deepseek-v3", 671, "37", False),  # DeepSeek-V3 report: 671B total, 37B activated
@@ -257,6 +258,17 @@ def test_voxtral_counts_its_audio_encoder_as_held_not_read() -> None:
     assert llm_shape.active_parameter_count_b(model) == pytest.approx(
         model.params_b - model.audio_params / 1e9, abs=1e-3
     )
+
+
+def test_llama_3_2_vision_cross_attention_caches_the_image_not_the_text() -> None:
+    # Llama 3.2 90B Vision: 100 layers, 20 of them (cross_attention_layers 3, 8, ... 98)
+    # attend to the image; 8 KV heads of 128. Text tokens are cached on 80 layers; one image
+    # of 4 tiles of (560 / 14)^2 + 1 = 1,601 tokens is cached on the 20.
+    model = load_hf_config(HF / "llama-3.2-90b-vision-instruct" / "config.json")
+    assert model.linear_attention_layers == 20
+    per_layer_token = 2 * 8 * 128
+    assert llm_shape.kv_cache_values_per_token(model) == 80 * per_layer_token
+    assert llm_shape.kv_cache_values(model, 0) == 20 * 4 * 1601 * per_layer_token
 
 
 def test_llama_4_layer_types_from_newer_transformers_read_alike(tmp_path: Path) -> None:

@@ -82,7 +82,7 @@ def format_model_shape(shape: ModelShape, context: int) -> list[str]:
         else:
             kinds.append(f"{shape.sliding_window_layers} sliding window of {shape.sliding_window:,} tokens")
     if shape.linear_attention_layers:
-        kinds.append(f"{shape.linear_attention_layers} linear attention / state space (fixed-size state)")
+        kinds.append(f"{shape.linear_attention_layers} with a fixed-size state instead of a KV cache")
     lines = [
         f"Model: {shape.name} ({shape.family}): {shape.params_b:,.2f}B parameters{vision}{active}",
         f"  {shape.layers} layers: {', '.join(kinds)}",

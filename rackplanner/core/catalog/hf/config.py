@@ -134,6 +134,10 @@ def _model_data(
         tied, note = tied_default(model_type)
         notes.append(note or f"tie_word_embeddings {str(tied).lower()} (transformers' default for {model_type})")
     vision, audio = top.obj("vision_config"), top.obj("audio_config")
+    if model_type == "mllama_text_model" and layout.linear_layers and vision is not None:
+        image_tokens = extras.mllama_image_tokens(vision)
+        layout.linear_state_values = image_tokens * 2 * kv_heads * head_dim
+        notes.append(f"the cross-attention cache is counted for one image of {image_tokens:,} tokens")
     if vision is not None:
         notes.extend(_fill_defaults(vision, top.string("model_type") or model_type, extras.VISION_DEFAULTS))
     quant = top.obj("quantization_config") or text.obj("quantization_config")

@@ -64,6 +64,8 @@ def vision_params(vision: ConfigValues, text_hidden: int, top: ConfigValues | No
         return _qwen_vl_params(vision)
     if vision.has("vt_hidden_size"):
         return _moonvit_params(vision, text_hidden)
+    if vision.string("model_type") == "mllama_vision_model":
+        return _mllama_vision_params(vision, text_hidden)
     h, inner = vision.integer("hidden_size"), vision.integer("intermediate_size")
     layers = vision.integer("num_hidden_layers")
     patch, channels = vision.integer("patch_size"), vision.opt_int("num_channels") or 3
@@ -99,6 +101,31 @@ def audio_params(audio: ConfigValues, text_hidden: int, top: ConfigValues) -> in
     stem = mels * h * 3 + h + h * h * 3 + h + positions * h
     projector = inner * text_hidden + text_hidden * text_hidden if top.has("projector_hidden_act") else 0
     return layers * per_layer + stem + 2 * h + projector
+
+
+def mllama_image_tokens(vision: ConfigValues) -> int:
+    """Tokens one image gives Llama 3.2 Vision's cross-attention: every tile's patches and
+    its class token."""
+    per_tile = (vision.integer("image_size") // vision.integer("patch_size")) ** 2 + 1
+    return vision.integer("max_num_tiles") * per_tile
+
+
+def _mllama_vision_params(vision: ConfigValues, text_hidden: int) -> int:
+    """Llama 3.2 Vision's tower: local and global (gated) layers with bias-free attention,
+    a biased two-matrix MLP and two layer norms; a bias-free patch embedding, a class
+    token, gated positions per tile and aspect ratio, pre and post norms; a projector of
+    the concatenated layer outputs (vision_output_dim) into the text width."""
+    h, inner = vision.integer("hidden_size"), vision.integer("intermediate_size")
+    layers = vision.integer("num_hidden_layers") + (vision.opt_int("num_global_layers") or 0)
+    patch, tiles = vision.integer("patch_size"), vision.integer("max_num_tiles")
+    ratios = vision.data.get("supported_aspect_ratios")
+    ratio_ids = (len(ratios) if isinstance(ratios, list) else 8) + 1
+    positions = (vision.integer("image_size") // patch) ** 2 + 1
+    per_layer = 4 * h * h + 2 * h * inner + inner + h + 4 * h
+    embed = (vision.opt_int("num_channels") or 3) * patch * patch * h + h
+    embed += positions * h + ratio_ids * tiles * positions * h + 2 * ratio_ids * tiles * h
+    projector = vision.integer("vision_output_dim") * text_hidden + text_hidden
+    return layers * per_layer + embed + 4 * h + projector
 
 
 def _lfm2_vl_projector(top: ConfigValues, h: int, text_hidden: int) -> int:

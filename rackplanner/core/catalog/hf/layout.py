@@ -105,6 +105,8 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
         return _nemotron_h(cfg, layers, hidden)
     if model_type == "lfm2":
         return _lfm2(cfg, layers, hidden)
+    if model_type == "mllama_text_model":
+        return _mllama(cfg, layers, hidden)
     if cfg.has("hybrid_override_pattern") or cfg.has("layers_block_type"):
         raise cfg.error("model_type", f"{model_type!r} is a hybrid whose layer layout is not known here")
     layout = Layout()
@@ -308,4 +310,23 @@ def _lfm2(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
         linear_state_values=hidden * kernel if convs else None,
         mlp_width=width,
         notes=[f"{convs} of {layers} layers are short convolutions (LFM2): a {kernel}-token state, no KV cache"],
+    )
+
+
+def _mllama(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
+    """Llama 3.2 Vision: the ``cross_attention_layers`` attend to the image's tokens, not
+    the text's, so their cache is fixed by the image (set from the vision config) and does
+    not grow with the text. Each has q, k, v and o like a self-attention layer, q and k
+    norms and two gates."""
+    cross = cfg.layer_indexes("cross_attention_layers", layers) or []
+    heads = cfg.integer("num_attention_heads")
+    kv_heads = cfg.opt_int("num_key_value_heads") or heads
+    head_dim = cfg.opt_int("head_dim") or hidden // heads
+    mixer = 2 * hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim + 2 * head_dim + 2
+    return Layout(
+        linear_layers=len(cross),
+        linear_mixer_params=mixer if cross else None,
+        notes=[f"{len(cross)} of {layers} layers are cross-attention to the image: their cache is the image's"]
+        if cross
+        else [],
     )
