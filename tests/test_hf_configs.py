@@ -271,6 +271,28 @@ def test_llama_3_2_vision_cross_attention_caches_the_image_not_the_text() -> Non
     assert llm_shape.kv_cache_values(model, 0) == 20 * 4 * 1601 * per_layer_token
 
 
+def test_a_qwen_vl_tower_with_shared_keys_and_values_has_narrower_k_and_v() -> None:
+    # EXAONE 4.5's tower (a Qwen2.5-VL design) gives num_key_value_heads 8 of 32 heads of
+    # 64: k and v are 512 wide, not 2,048, so each block holds 2 x 2,048 x 1,536 weights
+    # and 2 x 1,536 biases fewer than with a full QKV.
+    tower = {
+        "depth": 28,
+        "hidden_size": 2048,
+        "intermediate_size": 5120,
+        "num_heads": 32,
+        "hidden_act": "silu",
+        "out_hidden_size": 5120,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+        "temporal_patch_size": 2,
+    }
+    full = vision_params(ConfigValues(tower, HF / "config.json", "vision_config."), 5120)
+    shared = vision_params(
+        ConfigValues({**tower, "num_key_value_heads": 8}, HF / "config.json", "vision_config."), 5120
+    )
+    assert full - shared == 28 * (2 * 2048 * 1536 + 2 * 1536)
+
+
 def test_llama_4_layer_types_from_newer_transformers_read_alike(tmp_path: Path) -> None:
     # transformers writes layer_types ("chunked_attention" / "full_attention") into newer
     # Llama 4 configs; the chunk is still attention_chunk_size.

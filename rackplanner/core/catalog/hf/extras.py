@@ -151,7 +151,10 @@ def _qwen_vl_params(vision: ConfigValues) -> int:
     # Qwen2.5-VL's blocks run a gated SiLU MLP (three matrices); Qwen3-VL's a GELU one (two).
     gated = vision.string("hidden_act") == "silu" or vision.string("model_type") == "qwen2_5_vl"
     mlp = (3 if gated else 2) * h * inner + inner + h
-    per_layer = 4 * h * h + 4 * h + mlp + 4 * h
+    # EXAONE 4.5's tower shares its keys and values among query heads (num_key_value_heads).
+    heads = vision.opt_int("num_heads") or 1
+    kv = h * (vision.opt_int("num_key_value_heads") or heads) // heads
+    per_layer = 2 * h * h + 2 * h * kv + 2 * h + 2 * kv + mlp + 4 * h
     embed = channels * frames * patch * patch * h + h + (vision.opt_int("num_position_embeddings") or 0) * h
     merged = h * (vision.opt_int("spatial_merge_size") or 2) ** 2
     out = vision.opt_int("out_hidden_size") or (vision.integer("hidden_size") if qwen2 else h)
@@ -269,4 +272,5 @@ def model_name(top: ConfigValues) -> tuple[str, str] | None:
 def architecture_name(top: ConfigValues) -> str:
     """ "Qwen3" from ``architectures: ["Qwen3ForCausalLM"]``, else the model type."""
     arch = (top.str_list("architectures") or [""])[0] or top.string("model_type") or "model"
-    return arch.removesuffix("ForCausalLM").removesuffix("ForConditionalGeneration") or arch
+    name = arch.removesuffix("ForCausalLM").removesuffix("ForConditionalGeneration").rstrip("_")
+    return name or arch
