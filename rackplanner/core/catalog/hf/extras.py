@@ -118,8 +118,10 @@ def _mllama_vision_params(vision: ConfigValues, text_hidden: int) -> int:
     h, inner = vision.integer("hidden_size"), vision.integer("intermediate_size")
     layers = vision.integer("num_hidden_layers") + (vision.opt_int("num_global_layers") or 0)
     patch, tiles = vision.integer("patch_size"), vision.integer("max_num_tiles")
-    ratios = vision.data.get("supported_aspect_ratios")
-    ratio_ids = (len(ratios) if isinstance(ratios, list) else 8) + 1
+    ratios = vision.data.get("supported_aspect_ratios", [None] * 8)  # transformers' default: 8
+    if not isinstance(ratios, list) or not ratios:
+        raise vision.error("supported_aspect_ratios", f"must list the aspect ratios (found {show_value(ratios)})")
+    ratio_ids = len(ratios) + 1
     positions = (vision.integer("image_size") // patch) ** 2 + 1
     per_layer = 4 * h * h + 2 * h * inner + inner + h + 4 * h
     embed = (vision.opt_int("num_channels") or 3) * patch * patch * h + h
