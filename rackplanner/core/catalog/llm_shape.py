@@ -172,6 +172,8 @@ def attended_tokens(model: LlmModel, context: int, *, prompt: bool = False) -> f
     windowed = model.sliding_window_layers or 0
     full = model.layers - windowed - (model.linear_attention_layers or 0)
     size = model.sliding_window or context
+    if context <= 0:
+        return 0.0
     if prompt:
         seen_full = (context + 1) / 2
         if model.chunked_attention:
