@@ -155,6 +155,16 @@ def test_quantization_configs(tmp_path: Path, quant: dict[str, Any], fmt: str) -
             "vision_config.merge_kernel_size must be two positive whole numbers",
         ),
         (
+            {"model_type": "lfm2", "layer_types": ["conv", "full_attention"] * 16, "conv_L_cache": 0},
+            "conv_L_cache must be a positive whole number",
+        ),
+        ({"model_type": "lfm2", "full_attn_idxs": [2, 99]}, "full_attn_idxs must list distinct layer numbers"),
+        (
+            {"model_type": "mllama_text_model", "cross_attention_layers": [3, 300]},
+            "cross_attention_layers must list distinct layer numbers",
+        ),
+        ({"audio_config": {"hidden_size": 1280}}, "audio_config.encoder_ffn_dim is missing"),
+        (
             {"model_type": "lfm2", "layer_types": ["conv", "attention"] * 16},
             "layer_types must name conv or full_attention for each of the 32 layers",
         ),
