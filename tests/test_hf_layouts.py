@@ -64,6 +64,14 @@ def test_a_window_as_long_as_the_context_is_no_window(tmp_path: Path) -> None:
     assert model.notes is not None and "is as long as the model's context" in model.notes
 
 
+def test_an_encoder_named_but_not_sized_is_said_to_be_left_out(tmp_path: Path) -> None:
+    # Phi-3.5-vision names its tower as a CLIP checkpoint (img_processor), not by sizes.
+    clip = {"name": "clip_vision_model", "model_name": "openai/clip-vit-large-patch14-336", "image_dim_out": 1024}
+    model = load_hf_config(write(tmp_path, {**LLAMA_8B, "img_processor": clip}))
+    assert model.vision_params is None
+    assert model.notes is not None and "img_processor names an encoder whose weights are not counted" in model.notes
+
+
 def test_jamba_mamba_and_moe_every_other_layer(tmp_path: Path) -> None:
     # ai21labs/Jamba-v0.1's shape: attention 1 layer in 8, MoE (16 experts, 2 active) every
     # other layer, Mamba d_state 16, expand 2, dt_rank 256. AI21: 52B total, 12B active.

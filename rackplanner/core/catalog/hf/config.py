@@ -27,6 +27,10 @@ from rackplanner.core.ids import slug
 
 _REQUIRED = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
 
+# Encoders Phi-3-vision and Phi-4-multimodal describe by name (a CLIP checkpoint, an audio
+# front end) rather than by sizes this import reads.
+_UNCOUNTED_ENCODERS = ("img_processor", "audio_processor")
+
 # The config.json key each model field comes from, so a message names what the user's file says.
 _CONFIG_KEYS = {
     "layers": "num_hidden_layers",
@@ -140,6 +144,11 @@ def _model_data(
         notes.append(f"the cross-attention cache is counted for one image of {image_tokens:,} tokens")
     if vision is not None:
         notes.extend(_fill_defaults(vision, top.string("model_type") or model_type, extras.VISION_DEFAULTS))
+    notes.extend(
+        f"{key} names an encoder whose weights are not counted here, so the total leaves it out"
+        for key in _UNCOUNTED_ENCODERS
+        if top.has(key) or text.has(key)
+    )
     quant = top.obj("quantization_config") or text.obj("quantization_config")
     named = extras.model_name(top)
     if given_name and "/" in given_name:
