@@ -11,7 +11,7 @@ import pytest
 from rackplanner.core.capacity.model_shape import format_model_shape, model_shape
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.hf import load_hf_config
-from rackplanner.core.catalog.hf.extras import vision_params
+from rackplanner.core.catalog.hf.towers import vision_params
 from rackplanner.core.catalog.hf.values import ConfigValues
 
 HF = Path(__file__).parent / "data" / "hf"

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rackplanner.core.catalog import llm_shape
-from rackplanner.core.catalog.hf import extras
+from rackplanner.core.catalog.hf import extras, towers
 from rackplanner.core.catalog.hf.layout import TEXT_DEFAULTS, attention_layout, tied_default
 from rackplanner.core.catalog.hf.values import ConfigValues
 from rackplanner.core.catalog.parts import LlmModel
@@ -139,11 +139,11 @@ def _model_data(
         notes.append(note or f"tie_word_embeddings {str(tied).lower()} (transformers' default for {model_type})")
     vision, audio = top.obj("vision_config"), top.obj("audio_config")
     if model_type == "mllama_text_model" and layout.linear_layers and vision is not None:
-        image_tokens = extras.mllama_image_tokens(vision)
+        image_tokens = towers.mllama_image_tokens(vision)
         layout.linear_state_values = image_tokens * 2 * kv_heads * head_dim
         notes.append(f"the cross-attention cache is counted for one image of {image_tokens:,} tokens")
     if vision is not None:
-        notes.extend(_fill_defaults(vision, top.string("model_type") or model_type, extras.VISION_DEFAULTS))
+        notes.extend(_fill_defaults(vision, top.string("model_type") or model_type, towers.VISION_DEFAULTS))
     notes.extend(
         f"{key} names an encoder whose weights are not counted here, so the total leaves it out"
         for key in _UNCOUNTED_ENCODERS
@@ -181,8 +181,8 @@ def _model_data(
         "linear_state_values": layout.linear_state_values,
         "attention_output_gate": layout.attention_output_gate,
         "mtp_layers": extras.mtp_layers(text),
-        "vision_params": extras.vision_params(vision, hidden, top) if vision else None,
-        "audio_params": extras.audio_params(audio, hidden, top) if audio else None,
+        "vision_params": towers.vision_params(vision, hidden, top) if vision else None,
+        "audio_params": towers.audio_params(audio, hidden, top) if audio else None,
         "shipped_format": extras.shipped_format(quant) if quant else None,
         "notes": "; ".join(notes) or None,
     }
