@@ -42,8 +42,7 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
         mtp = llm_shape.mtp_parameter_count_b(model) or None
     except ValueError:  # catalog entries without intermediate_size keep their stated sizes
         params, text, active, mtp = model.params_b, model.params_b, model.active_params_b, None
-    windowed = model.sliding_window_layers or 0
-    linear = model.linear_attention_layers or 0
+    full, windowed = llm_shape.attention_layer_kinds(model)
     return ModelShape(
         name=f"{model.vendor} {model.model}" if model.vendor != "unknown" else model.model,
         family=model.family,
@@ -54,11 +53,11 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
         audio_params_b=(model.audio_params / 1e9) if model.audio_params else None,
         mtp_params_b=mtp,
         layers=model.layers,
-        full_attention_layers=model.layers - windowed - linear,
+        full_attention_layers=full,
         sliding_window_layers=windowed,
         sliding_window=model.sliding_window,
         chunked_attention=model.chunked_attention,
-        linear_attention_layers=linear,
+        linear_attention_layers=model.linear_attention_layers or 0,
         kv_bytes_per_token=llm_shape.kv_cache_values_per_token(model) * kv_bytes_per_value,
         kv_gb_per_sequence=llm_shape.kv_cache_values(model, context) * kv_bytes_per_value / k.GB,
         shipped_format=model.shipped_format,

@@ -28,7 +28,7 @@ from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes,
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import LLAMA_CPP_UBATCH, Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import active_params
-from rackplanner.core.catalog.llm_shape import attended_tokens, kv_values_per_layer_token, moe_layer_count
+from rackplanner.core.catalog.llm_shape import attended_tokens, kv_read_values, moe_layer_count
 from rackplanner.core.catalog.parts import LlmModel
 
 
@@ -174,10 +174,7 @@ class SpeedInputs:
 
     def kv_read_bytes(self, context: int) -> float:
         """KV cache and recurrent state one sequence reads per decode step at ``context``."""
-        m = self.model
-        state = (m.linear_attention_layers or 0) * (m.linear_state_values or 0)
-        values = attended_tokens(m, context) * kv_values_per_layer_token(m) + state
-        return values * self.kv_value_bytes
+        return kv_read_values(self.model, context) * self.kv_value_bytes
 
 
 def allreduce_count(s: SpeedInputs) -> int:

@@ -154,12 +154,24 @@ def active_parameter_count_b(model: LlmModel, *, count_input_embedding: bool = T
     return _params(model, experts, count_input_embedding) / 1e9
 
 
+def attention_layer_kinds(model: LlmModel) -> tuple[int, int]:
+    """(full-attention layers, sliding-window or chunked layers); the rest of the layers
+    keep a fixed-size state instead of a KV cache."""
+    windowed = model.sliding_window_layers or 0
+    return model.layers - windowed - (model.linear_attention_layers or 0), windowed
+
+
+def fixed_state_values(model: LlmModel) -> int:
+    """Values one sequence keeps in the fixed-size-state layers (linear attention, Mamba,
+    short convolutions, cross-attention to an image), whatever its length."""
+    return (model.linear_attention_layers or 0) * (model.linear_state_values or 0)
+
+
 def attention_span_tokens(model: LlmModel, context: int) -> int:
     """Cached tokens summed over the attention layers at ``context``: a full-attention
     layer holds every token, a sliding-window layer at most its window, a
     linear-attention layer none."""
-    windowed = model.sliding_window_layers or 0
-    full = model.layers - windowed - (model.linear_attention_layers or 0)
+    full, windowed = attention_layer_kinds(model)
     window = min(context, model.sliding_window or context)
     return full * context + windowed * window
 
@@ -169,8 +181,7 @@ def attended_tokens(model: LlmModel, context: int, *, prompt: bool = False) -> f
     ``context`` or, with ``prompt``, the mean over a prompt of ``context`` tokens. A
     sliding-window layer sees at most its window; a chunked layer sees the tokens since
     its chunk began, half a chunk on average once past the first chunk."""
-    windowed = model.sliding_window_layers or 0
-    full = model.layers - windowed - (model.linear_attention_layers or 0)
+    full, windowed = attention_layer_kinds(model)
     size = model.sliding_window or context
     if context <= 0:
         return 0.0
@@ -201,8 +212,14 @@ def kv_values_per_layer_token(model: LlmModel) -> int:
 def kv_cache_values(model: LlmModel, context: int) -> int:
     """Cached values of one sequence of ``context`` tokens (multiply by bytes per
     element): the attention layers' KV cache plus the linear layers' fixed state."""
-    state = (model.linear_attention_layers or 0) * (model.linear_state_values or 0)
-    return attention_span_tokens(model, context) * kv_values_per_layer_token(model) + state
+    return attention_span_tokens(model, context) * kv_values_per_layer_token(model) + fixed_state_values(model)
+
+
+def kv_read_values(model: LlmModel, context: int) -> float:
+    """Cached values one decode step at ``context`` reads (multiply by bytes per element):
+    what each attention layer attends to (``attended_tokens``) and every fixed state. The
+    cache held (``kv_cache_values``) can be more: a chunked layer holds a whole chunk."""
+    return attended_tokens(model, context) * kv_values_per_layer_token(model) + fixed_state_values(model)
 
 
 def kv_cache_values_per_token(model: LlmModel) -> int:
@@ -214,5 +231,4 @@ def kv_cache_values_per_token(model: LlmModel) -> int:
     layers × (kv_lora_rank + qk_rope_head_dim). Sliding-window and linear-attention layers
     stop growing once past their window, so only full-attention layers count here.
     """
-    full = model.layers - (model.sliding_window_layers or 0) - (model.linear_attention_layers or 0)
-    return full * kv_values_per_layer_token(model)
+    return attention_layer_kinds(model)[0] * kv_values_per_layer_token(model)
