@@ -298,10 +298,9 @@ def _lfm2(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
     width = cfg.opt_int("intermediate_size", "block_ff_dim")
     if width is not None and cfg.flag("block_auto_adjust_ff_dim") is not False:
         width = int(2 * width / 3)
-        multiplier = cfg.data.get("block_ffn_dim_multiplier", 1.0)
-        if multiplier is not None:
-            if isinstance(multiplier, bool) or not isinstance(multiplier, int | float) or not 0 < multiplier < 100:
-                raise cfg.error("block_ffn_dim_multiplier", f"must be a positive number (found {multiplier!r})")
+        # transformers scales and rounds only when the multiplier is not null (default 1.0).
+        if cfg.data.get("block_ffn_dim_multiplier", 1.0) is not None:
+            multiplier = cfg.ratio("block_ffn_dim_multiplier", below=100) or 1.0
             step = cfg.opt_int("block_multiple_of") or 256
             width = step * -(-int(multiplier * width) // step)
     return Layout(

@@ -150,10 +150,10 @@ def _qwen_vl_params(vision: ConfigValues) -> int:
 
 
 def _mlp_ratio(vision: ConfigValues) -> float:
-    ratio = vision.data.get("mlp_ratio")
-    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio < 1000:
-        raise vision.error("mlp_ratio", f"must be a positive number (found {show_value(ratio)})")
-    return float(ratio)
+    ratio = vision.ratio("mlp_ratio", below=1000)
+    if ratio is None:
+        raise vision.error("mlp_ratio", "is missing (and so is intermediate_size)")
+    return ratio
 
 
 def _moonvit_params(vision: ConfigValues, text_hidden: int) -> int:

@@ -42,6 +42,15 @@ class ConfigValues:
                 return self.integer(key)
         return None
 
+    def ratio(self, key: str, *, below: float) -> float | None:
+        """A positive number under ``below`` (mlp_ratio, a width multiplier); None when absent."""
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < below:
+            raise self.error(key, f"must be a positive number (found {show_value(value, 40)})")
+        return float(value)
+
     def count_or_none(self, key: str) -> int | None:
         """A count where 0 means none (DeepSeek writes first_k_dense_replace: 0)."""
         return None if self.data.get(key) in (None, 0) else self.integer(key)
