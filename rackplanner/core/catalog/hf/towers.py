@@ -53,12 +53,12 @@ def vision_params(vision: ConfigValues, text_hidden: int, top: ConfigValues | No
     layers = vision.integer("num_hidden_layers")
     patch, channels = vision.integer("patch_size"), vision.opt_int("num_channels") or 3
     if vision.string("model_type") == "pixtral":
-        per_layer = 4 * h * h + 3 * h * inner + 2 * h
+        per_layer = _attention(h, biases=False) + _mlp(h, inner, gated=True, biases=False) + 2 * h
         embed = channels * patch * patch * h + h
         merge = 4 * h * h + h
-        projector = h * text_hidden + text_hidden * text_hidden
+        projector = _two_linear(h, text_hidden, text_hidden, biases=False)
         return layers * per_layer + embed + merge + projector
-    per_layer = 4 * (h * h + h) + 2 * h * inner + inner + h + 4 * h
+    per_layer = _attention(h) + _mlp(h, inner) + 4 * h
     positions = (
         vision.integer("num_patches") if vision.has("num_patches") else (vision.integer("image_size") // patch) ** 2
     )
@@ -80,9 +80,9 @@ def audio_params(audio: ConfigValues, text_hidden: int, top: ConfigValues) -> in
     inner = audio.integer("intermediate_size") if audio.has("intermediate_size") else audio.integer("encoder_ffn_dim")
     layers = audio.integer("num_hidden_layers") if audio.has("num_hidden_layers") else audio.integer("encoder_layers")
     mels, positions = audio.integer("num_mel_bins"), audio.integer("max_source_positions")
-    per_layer = 4 * h * h + 3 * h + 2 * h * inner + inner + h + 4 * h
+    per_layer = _attention(h, biases=False) + 3 * h + _mlp(h, inner) + 4 * h
     stem = mels * h * 3 + h + h * h * 3 + h + positions * h
-    projector = inner * text_hidden + text_hidden * text_hidden if top.has("projector_hidden_act") else 0
+    projector = _two_linear(inner, text_hidden, text_hidden, biases=False) if top.has("projector_hidden_act") else 0
     return layers * per_layer + stem + 2 * h + projector
 
 
@@ -106,7 +106,7 @@ def _mllama_vision_params(vision: ConfigValues, text_hidden: int) -> int:
         raise vision.error("supported_aspect_ratios", f"must list the aspect ratios (found {show_value(ratios)})")
     ratio_ids = len(ratios) + 1
     positions = (vision.integer("image_size") // patch) ** 2 + 1
-    per_layer = 4 * h * h + 2 * h * inner + inner + h + 4 * h
+    per_layer = _attention(h, biases=False) + _mlp(h, inner) + 4 * h
     embed = (vision.opt_int("num_channels") or 3) * patch * patch * h + h
     embed += positions * h + ratio_ids * tiles * positions * h + 2 * ratio_ids * tiles * h
     projector = vision.integer("vision_output_dim") * text_hidden + text_hidden
@@ -119,7 +119,7 @@ def _lfm2_vl_projector(top: ConfigValues, h: int, text_hidden: int) -> int:
     merged = h * (top.opt_int("downsample_factor") or 2) ** 2
     width, bias = top.integer("projector_hidden_size"), top.flag("projector_bias") is not False
     norm = 2 * merged if top.flag("projector_use_layernorm") else 0
-    return norm + merged * width + width * text_hidden + ((width + text_hidden) if bias else 0)
+    return norm + _two_linear(merged, width, text_hidden, biases=bias)
 
 
 def _qwen_vl_params(vision: ConfigValues) -> int:
@@ -135,15 +135,14 @@ def _qwen_vl_params(vision: ConfigValues) -> int:
     frames = vision.opt_int("temporal_patch_size") or 2
     # Qwen2.5-VL's blocks run a gated SiLU MLP (three matrices); Qwen3-VL's a GELU one (two).
     gated = vision.string("hidden_act") == "silu" or vision.string("model_type") == "qwen2_5_vl"
-    mlp = (3 if gated else 2) * h * inner + inner + h
     # EXAONE 4.5's tower shares its keys and values among query heads (num_key_value_heads).
     heads = vision.opt_int("num_heads") or 1
     kv = h * (vision.opt_int("num_key_value_heads") or heads) // heads
-    per_layer = 2 * h * h + 2 * h * kv + 2 * h + 2 * kv + mlp + 4 * h
+    per_layer = _attention(h, kv) + _mlp(h, inner, gated=gated) + 4 * h
     embed = channels * frames * patch * patch * h + h + (vision.opt_int("num_position_embeddings") or 0) * h
     merged = h * (vision.opt_int("spatial_merge_size") or 2) ** 2
     out = vision.opt_int("out_hidden_size") or (vision.integer("hidden_size") if qwen2 else h)
-    merger = 2 * h + merged * merged + merged + merged * out + out
+    merger = 2 * h + _two_linear(merged, merged, out)
     deepstack = vision.data.get("deepstack_visual_indexes")
     mergers = 1 + (len(deepstack) if isinstance(deepstack, list) else 0)
     return layers * per_layer + embed + mergers * merger
@@ -163,15 +162,31 @@ def _moonvit_params(vision: ConfigValues, text_hidden: int) -> int:
     width."""
     h, inner = vision.integer("vt_hidden_size"), vision.integer("vt_intermediate_size")
     layers, patch = vision.integer("vt_num_hidden_layers"), vision.integer("patch_size")
-    per_layer = 4 * h * h + 4 * h + 2 * h * inner + inner + h + 4 * h
+    per_layer = _attention(h) + _mlp(h, inner) + 4 * h
     grid = (vision.opt_int("init_pos_emb_height") or 64) * (vision.opt_int("init_pos_emb_width") or 64)
     embed = 3 * patch * patch * h + h + grid * h
     kernel = vision.data.get("merge_kernel_size", [2, 2])
     if not (isinstance(kernel, list) and len(kernel) == 2 and all(_positive_int(v) for v in kernel)):
         raise vision.error("merge_kernel_size", f"must be two positive whole numbers (found {show_value(kernel)})")
     merged = h * kernel[0] * kernel[1]
-    projector = 2 * h + merged * merged + merged + merged * text_hidden + text_hidden
+    projector = 2 * h + _two_linear(merged, merged, text_hidden)
     return layers * per_layer + embed + 2 * h + projector
+
+
+def _attention(h: int, kv: int | None = None, *, biases: bool = True) -> int:
+    """q and o of width ``h``, k and v of width ``kv`` (``h`` unless keys are shared)."""
+    kv = h if kv is None else kv
+    return 2 * h * h + 2 * h * kv + ((2 * h + 2 * kv) if biases else 0)
+
+
+def _mlp(h: int, inner: int, *, gated: bool = False, biases: bool = True) -> int:
+    """Up (and gate) projections to ``inner`` and the down projection back to ``h``."""
+    return (3 if gated else 2) * h * inner + ((inner + h) if biases else 0)
+
+
+def _two_linear(n_in: int, n_mid: int, n_out: int, *, biases: bool = True) -> int:
+    """A projector of two linear layers, ``n_in`` to ``n_mid`` to ``n_out``."""
+    return n_in * n_mid + n_mid * n_out + ((n_mid + n_out) if biases else 0)
 
 
 def _positive_int(value: object) -> bool:
