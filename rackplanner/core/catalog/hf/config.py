@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.hf import extras, towers
-from rackplanner.core.catalog.hf.layout import TEXT_DEFAULTS, attention_layout, tied_default
+from rackplanner.core.catalog.hf.layout import TEXT_DEFAULTS, attention_layout, head_width, tied_default
 from rackplanner.core.catalog.hf.values import ConfigValues
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError, describe_validation_error
@@ -130,7 +130,7 @@ def _model_data(
     notes.extend(layout.notes)
     intermediate = layout.mlp_width or intermediate
     mla = _latent_attention(text)
-    head_dim = mla[0] if mla else (text.opt_int("head_dim", "attention_head_dim") or max(1, hidden // heads))
+    head_dim = mla[0] if mla else head_width(text, hidden, heads)
     tied = text.flag("tie_word_embeddings")
     tied = text.flag("tie_embedding") if tied is None else tied  # LFM2's older key
     tied = top.flag("tie_word_embeddings") if tied is None else tied

@@ -97,6 +97,11 @@ def tied_default(model_type: str) -> tuple[bool, str | None]:
     )
 
 
+def head_width(cfg: ConfigValues, hidden: int, heads: int) -> int:
+    """One attention head's width: head_dim as the config gives it, else hidden / heads."""
+    return cfg.opt_int("head_dim", "attention_head_dim") or max(1, hidden // heads)
+
+
 def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: int) -> Layout:
     """The layout of ``layers`` decoder layers; InputError for a layout this cannot read."""
     if model_type == "jamba":
@@ -320,7 +325,7 @@ def _mllama(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
     cross = cfg.layer_indexes("cross_attention_layers", layers) or []
     heads = cfg.integer("num_attention_heads")
     kv_heads = cfg.opt_int("num_key_value_heads") or heads
-    head_dim = cfg.opt_int("head_dim") or hidden // heads
+    head_dim = head_width(cfg, hidden, heads)
     mixer = 2 * hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim + 2 * head_dim + 2
     return Layout(
         linear_layers=len(cross),
