@@ -226,7 +226,7 @@ def _alternate(
             implied.append(row.at_peak_s / rest if rest > min_variable_share * row.seconds else 0.0)
         scale = [_fp8_scale(fp8, row) for row in rows]
         eff = _medians(rows, [v / sc for v, sc in zip(implied, scale, strict=True)], fit_keys, by_source)
-        fp8 = _fp8_factors(rows, implied, fit_keys)
+        fp8 = _fp8_factors(rows, implied)
         scale = [_fp8_scale(fp8, row) for row in rows]
         a = np.array([[c / row.seconds for c in row_of(row, cols)] for row in rows])
         b = np.array(
@@ -248,19 +248,19 @@ def _fp8_scale(fp8: dict[str, float], row: Features) -> float:
     return fp8_prefill_factor(fp8, row.hw, row.point.runtime) if row.fp8_peak else 1.0
 
 
-def _fp8_factors(rows: list[Features], implied: list[float], keys_of: KeysOf) -> dict[str, float]:
+def _fp8_factors(rows: list[Features], implied: list[float]) -> dict[str, float]:
     """Per runtime class: the median over architectures that measured prompts both ways of
     the FP8 prompts' median share of the FP8 peak over the 16-bit prompts' share of theirs.
     Within one architecture the kernels, the harnesses' eras and the product class cancel
     out; what is left is what the FP8 peak delivers."""
-    by_arch: dict[str, dict[bool, list[float]]] = defaultdict(lambda: defaultdict(list))
+    by_arch: dict[tuple[str, str], dict[bool, list[float]]] = defaultdict(lambda: defaultdict(list))
     for row, value in zip(rows, implied, strict=True):
         if value > 0:
-            by_arch[keys_of(row.hw, row.point.runtime)[1]][row.fp8_peak].append(value)
+            by_arch[row.hw.arch, _prefill_class(row)][row.fp8_peak].append(value)
     ratios: dict[str, list[float]] = defaultdict(list)
-    for key, kinds in by_arch.items():
+    for (_arch, runtime), kinds in by_arch.items():
         if len(kinds[True]) >= MIN_FP8_PAIR_POINTS and len(kinds[False]) >= MIN_FP8_PAIR_POINTS:
-            ratios[key.split("|")[-1]].append(statistics.median(kinds[True]) / statistics.median(kinds[False]))
+            ratios[runtime].append(statistics.median(kinds[True]) / statistics.median(kinds[False]))
     return {rt: statistics.median(r) for rt, r in ratios.items()}
 
 
