@@ -87,11 +87,14 @@ def test_held_out_error_report(
     # the request cost fitted on client-timed first tokens only then took it to 25% / 91%;
     # leaving a class with few single-GPU points to the wider class, to 14.8% / 70% and 89%;
     # a factor of their class's share for prompts on the FP8 peak, to 14.3% and 25% / 83%;
-    # no share from decode points that are three quarters fixed costs, to 13.9% / 67%.
+    # no share from decode points that are three quarters fixed costs, to 13.9% / 67%;
+    # vLLM's V0 engine (before 0.8) paying its own step cost, to 13.8% / 61% (and prefill
+    # 25% / 89%); no share from client-timed prompts that are three quarters fixed costs,
+    # to 13.6% / 61% and 24.6% / 82%.
     assert decode.median <= 0.14
-    assert decode.p90 <= 0.68
+    assert decode.p90 <= 0.62
     assert prefill.median <= 0.25
-    assert prefill.p90 <= 0.85
+    assert prefill.p90 <= 0.83
     assert decode.points >= 300 and prefill.points >= 230
 
 

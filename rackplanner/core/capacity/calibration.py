@@ -13,12 +13,13 @@ import statistics
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from rackplanner.core.capacity.estimate import estimate, get_model
 from rackplanner.core.capacity.fitted import Calibration, current
 from rackplanner.core.capacity.formats import KV_CACHE_BYTES
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_unified_system
+from rackplanner.core.capacity.runtime import runtime_of_release
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Cpu, UnifiedSystem
 from rackplanner.core.errors import InputError, describe_validation_error
@@ -51,6 +52,12 @@ class MeasuredPoint(BaseModel):
     # Where a server's time to first token was taken: by a client of its API, which pays the
     # server's fixed cost per request, or inside the engine (TensorRT-LLM's gptSessionBenchmark).
     ttft_timed: Literal["client", "engine"] = "client"
+
+    @model_validator(mode="after")
+    def _engine_of_release(self) -> MeasuredPoint:
+        # vLLM before 0.8 ran another engine, with its own fixed cost per step.
+        self.runtime = runtime_of_release(self.runtime, self.runtime_version)
+        return self
 
     @property
     def group(self) -> str:

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from rackplanner.core.capacity.calibration import load_points
+from rackplanner.core.capacity.classes import OWN_STEP_COST
 from rackplanner.core.capacity.fit import CrossValidation, cross_validate, fit, with_error_bands
 from rackplanner.core.capacity.fitted import FITTED_FILE, Calibration
 from rackplanner.core.catalog.loading import Catalog
@@ -79,7 +80,10 @@ def report(cal: Calibration, cv: CrossValidation, path: Path) -> str:
     ]
     lines += ["Fixed costs:"]
     lines += [f"  per layer {key:<22} {value * 1e6:.0f} µs" for key, value in sorted(cal.layer_overhead_s.items())]
-    lines += [f"  per step  {key:<22} {value * 1e3:.2f} ms" for key, value in sorted(cal.step_overhead_s.items())]
+    lines += [
+        f"  per step  {key:<22} {value * 1e3:.2f} ms" + (" beyond its class's" if key in OWN_STEP_COST else "")
+        for key, value in sorted(cal.step_overhead_s.items())
+    ]
     lines += [f"  per MoE layer {key:<18} {value * 1e6:.0f} µs" for key, value in sorted(cal.moe_layer_s.items())]
     lines += [f"  per hop   {key:<22} {value * 1e3:.2f} ms" for key, value in sorted(cal.hop_s.items())]
     lines += [

@@ -35,11 +35,19 @@ RUNTIME_CLASS = {
     "ik_llama.cpp": "llama.cpp",
     "mlx": "mlx",
     "vllm": "server",
+    "vllm-v0": "server",
     "vllm-pp": "server",
     "sglang": "server",
     "tensorrt-llm": "server",
     "tgi": "server",
 }
+
+
+# Runtimes that pay a fixed cost per decode step beyond their class's: vLLM's V0 engine
+# schedules, prepares inputs and detokenizes between GPU steps on the same process; V1 (the
+# default from 0.8.0, vllm-project/vllm#13726) overlaps them. AccelMark measured Qwen2.5
+# 0.5B on one A100 80 GB at 261 tokens/s in vLLM 0.7.3 and 546 in 0.20.1.
+OWN_STEP_COST = {"vllm-v0"}
 
 
 def memory_tech(mem_type: str | None) -> str:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rackplanner.core.capacity.calibration import MeasuredPoint, PointError, evaluate, hardware_of
-from rackplanner.core.capacity.classes import KERNEL_PER_EXPERT, prefill_runtime_classes
+from rackplanner.core.capacity.classes import KERNEL_PER_EXPERT, OWN_STEP_COST, prefill_runtime_classes
 from rackplanner.core.capacity.fit_features import Features, features
 from rackplanner.core.capacity.fitted import (
     ANY,
@@ -61,7 +61,12 @@ CONVERGED_S = 1e-7
 # its bandwidth share: its implied share is mostly the fixed costs' error, so it sets the
 # fixed costs only. Held out, any share from 1/10 to 2/5 gives the same error (decode 14%
 # median, 67% of points within 35%); at 1/2 it drops points that do inform (15%, 74%).
-DECODE_MIN_VARIABLE_SHARE = 0.25
+# The same holds for a prompt timed by a client of a server, whose time to first token
+# pays the harness's request cost (tens of ms): GPUStack's 233-token H100 prompt is 4-10%
+# compute, and a millisecond's change in the fitted costs moved its implied share of
+# Hopper's peak from 0.6 to past 1.0. Prompts timed inside an engine or by llama-bench pay
+# only a pass's kernel costs, and their short prompts are what sets those.
+MIN_VARIABLE_SHARE = 0.25
 # Relative error beyond which a point's weight in the fixed-cost fit falls off (Huber).
 HUBER_K = 0.2
 IRLS_ROUNDS = 8
@@ -114,10 +119,16 @@ def _medians(rows: list[Features], implied: list[float], keys_of: KeysOf, by_sou
     about its single GPUs than its TP points do (held out without AccelMark, HBM2's server
     class was one A100 40 GB and two TP4 MI100 runs, and the A100 40 GB was estimated at 21
     tokens/s for Llama 3 8B against 70-77 measured). A class of TP points only is set by
-    them. With ``by_source``, each source's median counts once."""
+    them. A point that implies no share (mostly fixed costs) still counts toward its class's
+    size: the rule decides which points vote, not which classes exist. With ``by_source``,
+    each source's median counts once."""
     by_key: dict[str, list[tuple[str, float]]] = defaultdict(list)
     clean: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    measured: dict[str, int] = defaultdict(int)
     for row, value in zip(rows, implied, strict=True):
+        if _without_all_reduces(row):
+            for key in keys_of(row.hw, row.point.runtime):
+                measured[key] += 1
         if value > 0:
             for key in keys_of(row.hw, row.point.runtime):
                 by_key[key].append((row.point.group, value))
@@ -130,7 +141,7 @@ def _medians(rows: list[Features], implied: list[float], keys_of: KeysOf, by_sou
     table = {
         key: min(median(clean[key] or pairs), 1.0)
         for key, pairs in by_key.items()
-        if len(clean[key]) >= MIN_CLASS_POINTS or (not clean[key] and len(pairs) >= MIN_CLASS_POINTS)
+        if (clean[key] and measured[key] >= MIN_CLASS_POINTS) or (not clean[key] and len(pairs) >= MIN_CLASS_POINTS)
     }
     # The widest class always exists, so every lookup ends somewhere.
     every = [v for v in implied if v > 0]
@@ -146,6 +157,8 @@ def _fixed_columns(rows: list[Features]) -> list[str]:
         own = [f"layer|{row.runtime}|{row.hw.kind}"]
         if row.runtime == "server":
             own.append(f"step|{row.runtime}")
+        if row.point.runtime in OWN_STEP_COST:
+            own.append(f"step|{row.point.runtime}")
         if row.moe_layers:
             own.append(f"moe|{row.runtime}")
         if row.hops:
@@ -160,6 +173,7 @@ def _fixed_columns(rows: list[Features]) -> list[str]:
 def _fixed_row(row: Features, cols: list[str]) -> list[float]:
     values = {
         f"step|{row.runtime}": 1.0,
+        f"step|{row.point.runtime}": 1.0,
         f"layer|{row.runtime}|{row.hw.kind}": float(row.layers),
         f"moe|{row.runtime}": float(row.moe_layers),
         f"hop|{row.runtime}": float(row.hops),
@@ -206,14 +220,14 @@ def _alternate(
     lookup_keys: KeysOf,
     *,
     by_source: bool = False,
-    min_variable_share: float = 0.0,
+    min_variable_share: Callable[[Features], float] = lambda row: 0.0,
 ) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
     """(share of the peak by class, fixed costs by column, FP8 factor by runtime class): each
     class's share is the median its points imply given the fixed costs (a prompt on the FP8
     peak counted at its factor), the fixed costs a robust least squares given the shares, in
     turn until the fixed costs settle. Known time (``known_s``) is taken off first. A point
-    with less than ``min_variable_share`` of its time left after the fixed costs implies no
-    share. Decode rows are never on the FP8 peak, so their factor table stays empty."""
+    with less than ``min_variable_share(point)`` of its time left after the fixed costs
+    implies no share. Decode rows are never on the FP8 peak, so their factor table stays empty."""
     fixed = dict.fromkeys(cols, 0.0)
     counts = _counts(rows, fit_keys)
     eff: dict[str, float] = {}
@@ -223,7 +237,7 @@ def _alternate(
         for row in rows:
             costs = sum(c * fixed[k] for k, c in zip(cols, row_of(row, cols), strict=True))
             rest = row.seconds - row.known_s - costs
-            implied.append(row.at_peak_s / rest if rest > min_variable_share * row.seconds else 0.0)
+            implied.append(row.at_peak_s / rest if rest > min_variable_share(row) * row.seconds else 0.0)
         scale = [_fp8_scale(fp8, row) for row in rows]
         eff = _medians(rows, [v / sc for v, sc in zip(implied, scale, strict=True)], fit_keys, by_source)
         fp8 = _fp8_factors(rows, implied)
@@ -262,6 +276,12 @@ def _fp8_factors(rows: list[Features], implied: list[float]) -> dict[str, float]
         if len(kinds[True]) >= MIN_FP8_PAIR_POINTS and len(kinds[False]) >= MIN_FP8_PAIR_POINTS:
             ratios[runtime].append(statistics.median(kinds[True]) / statistics.median(kinds[False]))
     return {rt: statistics.median(r) for rt, r in ratios.items()}
+
+
+def _prompt_min_variable_share(row: Features) -> float:
+    """A client-timed served prompt must leave ``MIN_VARIABLE_SHARE`` of its time to the
+    compute to imply a share; other prompts always imply one."""
+    return MIN_VARIABLE_SHARE if row.runtime == "server" and row.point.ttft_timed == "client" else 0.0
 
 
 def _prefill_class(row: Features) -> str:
@@ -335,7 +355,7 @@ def fit(
         _fixed_row,
         decode_keys,
         decode_keys,
-        min_variable_share=DECODE_MIN_VARIABLE_SHARE,
+        min_variable_share=lambda row: MIN_VARIABLE_SHARE,
     )
     layer = _costs(fixed, "layer")
     layer.setdefault(f"{ANY}|{ANY}", statistics.median(layer.values()) if layer else 0.0)
@@ -363,7 +383,13 @@ def fit(
     # and held out TensorRT-LLM's FP8 prompts on Hoppers were estimated twice as fast as
     # they ran while its FP16 ones on A100s were right (2026-11: prefill 25%/89% to 25%/83%).
     prefill_eff, prefill_fixed, fp8 = _alternate(
-        prefill, _prefill_columns(prefill), _prefill_row, prefill_fit_keys, prefill_keys, by_source=True
+        prefill,
+        _prefill_columns(prefill),
+        _prefill_row,
+        prefill_fit_keys,
+        prefill_keys,
+        by_source=True,
+        min_variable_share=_prompt_min_variable_share,
     )
     return Calibration(
         decode_bw_efficiency=eff,

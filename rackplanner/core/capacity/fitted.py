@@ -15,7 +15,7 @@ from importlib import resources
 
 from pydantic import BaseModel
 
-from rackplanner.core.capacity.classes import prefill_runtime_classes, runtime_class, tech_family
+from rackplanner.core.capacity.classes import OWN_STEP_COST, prefill_runtime_classes, runtime_class, tech_family
 from rackplanner.core.capacity.hardware import Hardware
 
 ANY = "any"
@@ -139,7 +139,9 @@ def _by_runtime(table: dict[str, float], runtime_id: str) -> float:
 
 
 def step_overhead(cal: Calibration, runtime_id: str) -> float:
-    return _by_runtime(cal.step_overhead_s, runtime_id)
+    """The runtime class's cost per step, plus a runtime's own where it pays more (classes.OWN_STEP_COST)."""
+    own = cal.step_overhead_s.get(runtime_id.lower(), 0.0) if runtime_id.lower() in OWN_STEP_COST else 0.0
+    return _by_runtime(cal.step_overhead_s, runtime_id) + own
 
 
 def moe_layer_overhead(cal: Calibration, runtime_id: str) -> float:

@@ -11,6 +11,7 @@ pipeline bubble), and a single sequence decodes at one GPU's speed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -78,6 +79,7 @@ RUNTIMES: dict[str, Runtime] = {
             prefill_chunk_tokens=LLAMA_CPP_UBATCH,
         ),
         Runtime("vllm", "vLLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
+        Runtime("vllm-v0", "vLLM before 0.8 (V0 engine, tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("sglang", "SGLang (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("tensorrt-llm", "TensorRT-LLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
         # Hugging Face's Text Generation Inference: shards every matrix over the GPUs (num_shard).
@@ -95,6 +97,20 @@ RUNTIMES: dict[str, Runtime] = {
         ),
     )
 }
+
+
+# vLLM releases before this one ran the V0 engine by default (V1 from 0.8.0:
+# vllm-project/vllm#13726).
+VLLM_V1_DEFAULT_FROM = (0, 8)
+
+
+def runtime_of_release(runtime_id: str, version: str) -> str:
+    """The runtime a measured release ran: vLLM before 0.8 is ``vllm-v0``; the rest as named.
+    A version that gives no number is taken as the runtime named."""
+    found = re.search(r"(\d+)\.(\d+)", version)
+    if runtime_id.lower() == "vllm" and found and (int(found[1]), int(found[2])) < VLLM_V1_DEFAULT_FROM:
+        return "vllm-v0"
+    return runtime_id
 
 
 def get_runtime(runtime_id: str) -> Runtime:
