@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 from rackplanner.core.capacity.estimate import estimate
+from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.hardware import from_gpu
+from rackplanner.core.capacity.runtime import get_runtime
+from rackplanner.core.capacity.speed import SpeedInputs
 from rackplanner.core.catalog.hf import load_hf_config
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
@@ -41,6 +44,70 @@ def test_deepseek_v3_latent_attention_and_shared_experts() -> None:
     # DeepSeek-V3 technical report: 671B total, 37B activated per token.
     assert model.params_b == pytest.approx(671, rel=0.005)
     assert model.active_params_b == pytest.approx(37, rel=0.02)
+
+
+def test_smollm3_ties_its_embeddings_as_transformers_does() -> None:
+    model = load_hf_config(HF / "smollm3-3b" / "config.json")
+    # SmolLM3-3B's safetensors index: total_parameters 3,075,098,624. Untied, the count was
+    # 3.34B: the 128,256 x 2,048 output head counted a second time.
+    assert model.tie_word_embeddings
+    assert model.params_b == pytest.approx(3.0751, abs=0.001)
+    assert "tie_word_embeddings true (transformers' default for smollm3)" in (model.notes or "")
+
+
+def test_hunyuan_per_layer_moe_lists() -> None:
+    model = load_hf_config(HF / "hunyuan-a13b" / "config.json")
+    assert (model.moe_experts, model.moe_active_experts, model.moe_shared_experts) == (64, 8, 1)
+    assert model.moe_intermediate_size == 3072 and model.moe_shared_intermediate_size == 3072
+    # Tencent's README: 80B total, 13B active.
+    assert model.params_b == pytest.approx(80, rel=0.01)
+    assert model.active_params_b == pytest.approx(13, rel=0.03)
+    assert "moe_topk 8 on every layer" in (model.notes or "")
+
+
+def test_hunyuan_lists_that_differ_by_layer_are_refused(tmp_path: Path) -> None:
+    raw = json.loads((HF / "hunyuan-a13b" / "config.json").read_text())
+    raw["moe_topk"] = [8] * 31 + [4]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(raw))
+    with pytest.raises(InputError, match="moe_topk differs between layers"):
+        load_hf_config(path)
+
+
+def test_dbrx_keys_under_their_own_names() -> None:
+    model = load_hf_config(HF / "dbrx" / "config.json")
+    assert (model.layers, model.hidden_size, model.attention_heads, model.kv_heads) == (40, 6144, 48, 8)
+    assert (model.moe_experts, model.moe_active_experts, model.max_context) == (16, 4, 32768)
+    # Databricks' README: 132B total, 36B active.
+    assert model.params_b == pytest.approx(132, rel=0.005)
+    assert model.active_params_b == pytest.approx(36, rel=0.02)
+
+
+def test_ernie_4_5_moe_keys_are_read_and_its_quantization_config_refused(tmp_path: Path) -> None:
+    folder = HF / "ernie-4.5-21b-a3b-fastdeploy"
+    # FastDeploy's test copy carries its own quantization_config, with no quant_method.
+    with pytest.raises(InputError, match=r"quantization_config\.quant_method is missing"):
+        load_hf_config(folder / "config.json")
+    raw = json.loads((folder / "config.json").read_text())
+    del raw["quantization_config"]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(raw))
+    model = load_hf_config(path)
+    # Ernie4_5_MoeConfig: moe_num_experts 64, moe_k 6, moe_num_shared_experts 2, MoE from
+    # moe_layer_start_index 1 on. Read as a dense model before: 3.35B.
+    assert (model.moe_experts, model.moe_active_experts, model.moe_shared_experts) == (64, 6, 2)
+    assert model.moe_dense_layers == 1
+    # "21B-A3B": 21.8B total (the rounding of the name is down), 3B active beyond the embeddings.
+    assert model.params_b == pytest.approx(21.83, abs=0.01)
+    assert model.active_params_b == pytest.approx(3.35, abs=0.01)
+
+
+def test_experts_under_a_name_not_read_are_refused(tmp_path: Path) -> None:
+    raw = json.loads((HF / "llama-3.1-8b" / "config.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**raw, "model_type": "someones_moe", "moe_expert_count": 64}))
+    with pytest.raises(InputError, match="moe_expert_count counts experts under a name not read here"):
+        load_hf_config(path)
 
 
 def test_imported_model_can_be_estimated(catalog: Catalog) -> None:
@@ -94,3 +161,17 @@ def test_missing_file() -> None:
     missing = r"nowhere/config.json: cannot read the model config \(No such file or directory\)"
     with pytest.raises(InputError, match=missing):
         load_hf_config(HF / "nowhere" / "config.json")
+
+
+def test_sparse_attention_costs_its_top_k_and_the_indexer(catalog: Catalog) -> None:
+    model = load_hf_config(HF / "deepseek-v3.2" / "config.json")
+    s = SpeedInputs.build(model, get_format("fp8"), from_gpu(catalog, "h200-sxm", 8), get_runtime("vllm"))
+    # QK^T and AV over the picked tokens (4 x 128 heads x 192 a token) plus the indexer's
+    # scores over every cached token (2 x 64 heads x 128), 61 layers. The mean token of an
+    # 8,192-token prompt picks 1,792.125 and scores 4,096.5.
+    expected = 61 * (4 * 128 * 192 * 1792.125 + 2 * 64 * 128 * 4096.5)
+    assert s.attention_flops(8192, prompt=True) == pytest.approx(expected)
+    # A long-context decode step reads a fraction of what full attention would.
+    full = load_hf_config(HF / "deepseek-v3" / "config.json")
+    dense = SpeedInputs.build(full, get_format("fp8"), from_gpu(catalog, "h200-sxm", 8), get_runtime("vllm"))
+    assert s.kv_read_bytes(131_072) < 0.3 * dense.kv_read_bytes(131_072)

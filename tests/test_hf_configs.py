@@ -41,6 +41,9 @@ PUBLISHED = [
     ("nemotron-h-56b-base-8k", 56, None, True),  # NVIDIA card: "56B model parameters"
     ("llama-4-scout-17b-16e", 109, "17", True),  # Meta's Llama 4 card: 17B activated, 109B total
     ("qwen3.5-397b-a17b", 397, "17", True),  # the model's name: 397B total, 17B activated
+    ("smollm3-3b", 3.0751, None, True),  # 3,075,098,624 from the checkpoint's index
+    ("hunyuan-a13b", 80, "13", True),  # Tencent's README: 80B total, 13B active
+    ("dbrx", 132, "36", True),  # Databricks' README: 132B total, 36B active
 ]
 
 
@@ -332,3 +335,27 @@ def test_a_trillion_parameter_config_is_named_in_trillions() -> None:
     assert 950 <= model.params_b < 1050
     # Counted as DeepSeek-V3 counts its 37B: without the input embedding.
     assert llm_shape.active_parameter_count_b(model, count_input_embedding=False) == pytest.approx(32, abs=0.5 + 0.32)
+
+
+def test_deepseek_v3_2_sparse_attention_reads_its_top_k() -> None:
+    # DeepSeek-V3.2: V3's shape plus a lightning indexer (64 heads of 128) in each of the 61
+    # layers; each query attends to the index_topk 2,048 tokens the indexer picks.
+    v32 = load_hf_config(HF / "deepseek-v3.2" / "config.json")
+    v3 = load_hf_config(HF / "deepseek-v3" / "config.json")
+    assert (v32.sparse_attention_top_k, v32.indexer_heads, v32.indexer_head_dim) == (2048, 64, 128)
+    # Indexer weights a layer: wq_b 1,536 x 64 x 128, wk 7,168 x 128, k_norm 2 x 128,
+    # weights_proj 7,168 x 64 = 13,959,424 (DeepSeek's inference/model.py, class Indexer).
+    added = llm_shape.parameter_count_b(v32) - llm_shape.parameter_count_b(v3)
+    assert added * 1e9 == pytest.approx(61 * 13_959_424, rel=1e-6)
+    # The cache holds every token: MLA's 512 + 64 values and the indexer's key of 128.
+    assert llm_shape.kv_cache_values_per_token(v32) == 61 * (576 + 128)
+    assert llm_shape.kv_cache_values(v32, 131_072) == 131_072 * 61 * 704
+    # A decode step at 131,072 tokens reads the 2,048 picked tokens' MLA values and every
+    # token's indexer key; V3 reads every token's MLA values.
+    assert llm_shape.kv_read_values(v32, 131_072) == 61 * (2048 * 576 + 131_072 * 128)
+    assert llm_shape.kv_read_values(v3, 131_072) == 61 * 131_072 * 576
+    # Below top k a sparse layer sees every token, as a full one does.
+    assert llm_shape.attended_tokens(v32, 1000) == llm_shape.attended_tokens(v3, 1000) == 61 * 1000
+    # A prompt's mean token sees at most 2,048: at 8,192 tokens (2,048 x 2,049 / 2 + 6,144 x
+    # 2,048) / 8,192 = 1,792.125 a layer.
+    assert llm_shape.attended_tokens(v32, 8192, prompt=True) == pytest.approx(61 * 1792.125)

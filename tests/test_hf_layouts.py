@@ -180,6 +180,10 @@ def test_quantization_configs(tmp_path: Path, quant: dict[str, Any], fmt: str) -
             {"vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": -4, "hidden_size": 3584, "patch_size": 14}},
             "vision_config.mlp_ratio must be a positive number",
         ),
+        ({"index_topk": 2048, "index_head_dim": 128}, "index_n_heads is missing"),
+        ({"index_topk": 10**12, "index_n_heads": 64, "index_head_dim": 128}, "index_topk: Input should be less"),
+        ({"model_type": "hunyuan", "moe_topk": [8, 4], "num_experts": 64}, "moe_topk differs between layers"),
+        ({"model_type": "dbrx", "ffn_config": [16]}, "ffn_config must be an object of settings"),
     ],
 )
 def test_impossible_configs_name_the_field(tmp_path: Path, change: dict[str, Any], message: str) -> None:

@@ -26,6 +26,7 @@ class ModelShape(BaseModel):
     sliding_window_layers: int
     sliding_window: int | None
     chunked_attention: bool
+    sparse_attention_top_k: int | None
     linear_attention_layers: int
     kv_bytes_per_token: float  # what each further token adds, at the KV precision
     kv_gb_per_sequence: float  # at the estimate's context, windows and states included
@@ -57,6 +58,7 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
         sliding_window_layers=windowed,
         sliding_window=model.sliding_window,
         chunked_attention=model.chunked_attention,
+        sparse_attention_top_k=model.sparse_attention_top_k,
         linear_attention_layers=model.linear_attention_layers or 0,
         kv_bytes_per_token=llm_shape.kv_cache_values_per_token(model) * kv_bytes_per_value,
         kv_gb_per_sequence=llm_shape.kv_cache_values(model, context) * kv_bytes_per_value / k.GB,
@@ -75,6 +77,11 @@ def format_model_shape(shape: ModelShape, context: int) -> list[str]:
     ]
     vision = f" ({', '.join(encoders)})" if encoders else ""
     kinds = [f"{shape.full_attention_layers} full attention"]
+    if shape.sparse_attention_top_k:
+        kinds = [
+            f"{shape.full_attention_layers} sparse attention (each token attends to the "
+            f"{shape.sparse_attention_top_k:,} its indexer picks; the cache holds every token)"
+        ]
     if shape.sliding_window_layers:
         if shape.chunked_attention:
             kinds.append(f"{shape.sliding_window_layers} chunked attention ({shape.sliding_window:,}-token chunks)")

@@ -28,7 +28,7 @@ from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes,
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import LLAMA_CPP_UBATCH, Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import active_params
-from rackplanner.core.catalog.llm_shape import attended_tokens, kv_read_values, moe_layer_count
+from rackplanner.core.catalog.llm_shape import attended_tokens, indexer_scanned_tokens, kv_read_values, moe_layer_count
 from rackplanner.core.catalog.parts import LlmModel
 
 
@@ -169,8 +169,12 @@ class SpeedInputs:
 
     def attention_flops(self, context: int, *, prompt: bool = False) -> float:
         """QK^T and AV of one token decoded at ``context`` (or, with ``prompt``, the mean
-        token of a prompt that long) over the layers that attend to its past."""
-        return self.attention_flops_per_ctx * attended_tokens(self.model, context, prompt=prompt)
+        token of a prompt that long) over the layers that attend to its past, and a sparse
+        layer's indexer scoring every cached token."""
+        m = self.model
+        indexer = 2 * (m.indexer_heads or 0) * (m.indexer_head_dim or 0)
+        scanned = indexer_scanned_tokens(m, context, prompt=prompt)
+        return self.attention_flops_per_ctx * attended_tokens(m, context, prompt=prompt) + indexer * scanned
 
     def kv_read_bytes(self, context: int) -> float:
         """KV cache and recurrent state one sequence reads per decode step at ``context``."""

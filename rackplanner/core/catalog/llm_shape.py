@@ -49,7 +49,17 @@ def _attention_params(model: LlmModel) -> int:
     kv_down = hidden * (model.kv_lora_rank + model.qk_rope_head_dim) + model.kv_lora_rank
     kv_up = model.kv_lora_rank * heads * (qk_nope + model.v_head_dim)
     o = heads * model.v_head_dim * hidden
-    return q + kv_down + kv_up + o
+    return q + kv_down + kv_up + o + _indexer_params(model)
+
+
+def _indexer_params(model: LlmModel) -> int:
+    """DeepSeek-V3.2's lightning indexer: queries from the query latent, one key, its
+    LayerNorm and a weight per head (DeepSeek's inference/model.py, class Indexer)."""
+    if model.indexer_heads is None or model.indexer_head_dim is None:
+        return 0
+    heads, width = model.indexer_heads, model.indexer_head_dim
+    q_in = model.q_lora_rank or model.hidden_size
+    return q_in * heads * width + model.hidden_size * width + 2 * width + model.hidden_size * heads
 
 
 def _intermediate(model: LlmModel) -> int:
@@ -180,7 +190,8 @@ def attended_tokens(model: LlmModel, context: int, *, prompt: bool = False) -> f
     """Tokens one token attends to, summed over the attention layers: a token decoded at
     ``context`` or, with ``prompt``, the mean over a prompt of ``context`` tokens. A
     sliding-window layer sees at most its window; a chunked layer sees the tokens since
-    its chunk began, half a chunk on average once past the first chunk."""
+    its chunk began, half a chunk on average once past the first chunk; a sparse layer its
+    top k, as a window that size would."""
     full, windowed = attention_layer_kinds(model)
     size = model.sliding_window or context
     if context <= 0:
@@ -190,23 +201,44 @@ def attended_tokens(model: LlmModel, context: int, *, prompt: bool = False) -> f
         if model.chunked_attention:
             whole, rest = divmod(context, size)
             seen_window = (whole * size * (size + 1) / 2 + rest * (rest + 1) / 2) / context
-        elif context <= size:
-            seen_window = seen_full
         else:
-            seen_window = (size * (size + 1) / 2 + (context - size) * size) / context
+            seen_window = _mean_in_window(context, size)
     else:
         seen_full = context
         seen_window = (size + 1) / 2 if model.chunked_attention and context > size else min(context, size)
+    top_k = model.sparse_attention_top_k
+    if top_k is not None:
+        seen_full = _mean_in_window(context, top_k) if prompt else min(context, top_k)
     return full * seen_full + windowed * seen_window
 
 
-def kv_values_per_layer_token(model: LlmModel) -> int:
-    """Values one attention layer caches per token: a key and a value per KV head, or
-    latent attention's compressed vector and shared RoPE key."""
+def _mean_in_window(context: int, size: int) -> float:
+    """Tokens the mean token of a prompt of ``context`` sees within ``size`` of them."""
+    if context <= size:
+        return (context + 1) / 2
+    return (size * (size + 1) / 2 + (context - size) * size) / context
+
+
+def indexer_scanned_tokens(model: LlmModel, context: int, *, prompt: bool = False) -> float:
+    """Cached tokens a sparse-attention indexer scores for one token (decoded at
+    ``context``, or the mean of a prompt that long), summed over the layers: every one."""
+    if model.sparse_attention_top_k is None or context <= 0:
+        return 0.0
+    return attention_layer_kinds(model)[0] * ((context + 1) / 2 if prompt else context)
+
+
+def _attended_values_per_layer_token(model: LlmModel) -> int:
     if model.kv_lora_rank is not None:
         assert model.qk_rope_head_dim is not None
         return model.kv_lora_rank + model.qk_rope_head_dim
     return 2 * model.kv_heads * model.head_dim
+
+
+def kv_values_per_layer_token(model: LlmModel) -> int:
+    """Values one attention layer caches per token: a key and a value per KV head, or
+    latent attention's compressed vector and shared RoPE key; and a sparse-attention
+    indexer's key."""
+    return _attended_values_per_layer_token(model) + (model.indexer_head_dim or 0)
 
 
 def kv_cache_values(model: LlmModel, context: int) -> int:
@@ -217,9 +249,12 @@ def kv_cache_values(model: LlmModel, context: int) -> int:
 
 def kv_read_values(model: LlmModel, context: int) -> float:
     """Cached values one decode step at ``context`` reads (multiply by bytes per element):
-    what each attention layer attends to (``attended_tokens``) and every fixed state. The
-    cache held (``kv_cache_values``) can be more: a chunked layer holds a whole chunk."""
-    return attended_tokens(model, context) * kv_values_per_layer_token(model) + fixed_state_values(model)
+    what each attention layer attends to (``attended_tokens``), the indexer keys a sparse
+    layer scores, and every fixed state. The cache held (``kv_cache_values``) can be more:
+    a chunked layer holds a whole chunk, a sparse one every token."""
+    attended = attended_tokens(model, context) * _attended_values_per_layer_token(model)
+    indexed = indexer_scanned_tokens(model, context) * (model.indexer_head_dim or 0)
+    return attended + indexed + fixed_state_values(model)
 
 
 def kv_cache_values_per_token(model: LlmModel) -> int:

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rackplanner.core.catalog import llm_shape
-from rackplanner.core.catalog.hf import extras, towers
+from rackplanner.core.catalog.hf import dialects, extras, towers
 from rackplanner.core.catalog.hf.layout import TEXT_DEFAULTS, attention_layout, head_width, tied_default
 from rackplanner.core.catalog.hf.values import ConfigValues
 from rackplanner.core.catalog.parts import LlmModel
@@ -47,6 +47,9 @@ _CONFIG_KEYS = {
     "moe_shared_experts": "n_shared_experts",
     "moe_dense_layers": "first_k_dense_replace",
     "sliding_window": "sliding_window",
+    "sparse_attention_top_k": "index_topk",
+    "indexer_heads": "index_n_heads",
+    "indexer_head_dim": "index_head_dim",
     "params_b": "the parameter count",
     "active_params_b": "the active parameter count",
 }
@@ -69,7 +72,7 @@ def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None 
     top = ConfigValues(raw, path)
     text = top.obj("text_config") or top
     model_type = text.string("model_type") or top.string("model_type") or "unknown"
-    notes = _fill_defaults(text, model_type)
+    notes = _fill_defaults(text, model_type) + dialects.normalize(text, model_type)
     data = _model_data(top, text, model_type, notes, name)
     if model_id:
         data["id"] = model_id
@@ -114,6 +117,8 @@ def _model_data(
     heads = text.integer("num_attention_heads")
     kv_heads = text.opt_int("num_key_value_heads") or heads
     experts = text.opt_int("num_local_experts", "n_routed_experts", "num_experts")
+    if experts is None:
+        _refuse_unread_experts(text)
     active = text.opt_int("num_experts_per_tok", "experts_per_token")
     if experts is not None and active is None:
         raise text.error(
@@ -186,6 +191,13 @@ def _model_data(
         "shipped_format": extras.shipped_format(quant) if quant else None,
         "notes": "; ".join(notes) or None,
     }
+    if text.has("index_topk"):
+        # DeepSeek-V3.2's sparse attention (DeepseekV32 config: index_topk, index_n_heads, index_head_dim).
+        data.update(
+            sparse_attention_top_k=text.integer("index_topk"),
+            indexer_heads=text.integer("index_n_heads"),
+            indexer_head_dim=text.integer("index_head_dim"),
+        )
     if mla:
         data.update(
             q_lora_rank=text.opt_int("q_lora_rank"), kv_lora_rank=mla[1], qk_rope_head_dim=mla[2], v_head_dim=mla[3]
@@ -193,6 +205,19 @@ def _model_data(
     if experts is not None:
         data.update(_moe(text, model_type, layers, experts, active, moe_width, layout.dense_layers_override))
     return data
+
+
+def _refuse_unread_experts(text: ConfigValues) -> None:
+    """A config that counts experts under a key not read here would be sized as a dense
+    model, far too small (ERNIE 4.5's moe_num_experts read that way gave 3.35B for 21.8B):
+    refuse it, naming the key."""
+    for key, value in text.data.items():
+        named = "expert" in key.lower() or key.lower().startswith("moe_")
+        counts = isinstance(value, int) and not isinstance(value, bool) and value > 1
+        if named and (counts or (isinstance(value, list) and value and isinstance(value[0], int))):
+            raise text.error(
+                key, "counts experts under a name not read here: sized as a dense model, the total would leave them out"
+            )
 
 
 def _latent_attention(text: ConfigValues) -> tuple[int, int, int, int] | None:

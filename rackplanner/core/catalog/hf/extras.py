@@ -49,7 +49,9 @@ def shipped_format(quant: ConfigValues) -> str:
     if method == "compressed-tensors":
         return _compressed_tensors(quant)
     known = "mxfp4, fp8, gptq, awq, bitsandbytes, modelopt, compressed-tensors"
-    raise quant.error("quant_method", f"{show_value(method or None, 30)} is not a format known here ({known})")
+    if not method:
+        raise quant.error("quant_method", f"is missing, so how the weights are stored is not known (one of {known})")
+    raise quant.error("quant_method", f"{show_value(method, 30)} is not a format known here ({known})")
 
 
 def _grouped(quant: ConfigValues, method: str, bits: int | None, group: object) -> str:

@@ -19,7 +19,9 @@ from rackplanner.core.catalog.hf.values import ConfigValues
 
 # Model types whose transformers config class ties the LM head to the embedding table
 # when the file says nothing, and those whose class does not.
-TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "cohere", "cohere2", "paligemma", "lfm2"})
+TIED_BY_DEFAULT = frozenset(
+    {"gemma", "gemma2", "gemma3", "gemma3_text", "cohere", "cohere2", "paligemma", "lfm2", "smollm3"}
+)
 UNTIED_BY_DEFAULT = frozenset(
     {
         "llama",

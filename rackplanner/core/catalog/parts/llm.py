@@ -73,6 +73,12 @@ class LlmModel(Part):
     vision_params: int | None = Field(default=None, ge=1, le=10**12)
     # An audio encoder and its projector (Voxtral), held and never read per text token alike.
     audio_params: int | None = Field(default=None, ge=1, le=10**12)
+    # DeepSeek Sparse Attention (DeepSeek-V3.2): in every full-attention layer a lightning
+    # indexer (indexer_heads heads of indexer_head_dim) scores each cached token and the query
+    # attends only to the sparse_attention_top_k best; the cache keeps the indexer's key too.
+    sparse_attention_top_k: int | None = Field(default=None, ge=1, le=100_000_000)
+    indexer_heads: int | None = Field(default=None, ge=1, le=100_000)
+    indexer_head_dim: int | None = Field(default=None, ge=1, le=100_000)
     # The weight format a pre-quantized checkpoint ships in (its quantization_config).
     shipped_format: str | None = None
 
@@ -104,6 +110,9 @@ class LlmModel(Part):
             raise ValueError(f"mlp_layers {self.mlp_layers} must be at most the {self.layers} layers of a dense model")
         if linear and self.linear_mixer_params is None:
             raise ValueError("linear_attention_layers needs linear_mixer_params")
+        sparse = (self.sparse_attention_top_k, self.indexer_heads, self.indexer_head_dim)
+        if any(v is not None for v in sparse) and any(v is None for v in sparse):
+            raise ValueError("sparse attention needs sparse_attention_top_k, indexer_heads and indexer_head_dim")
         mla = (self.kv_lora_rank, self.qk_rope_head_dim, self.v_head_dim)
         if any(v is not None for v in mla) and any(v is None for v in mla):
             raise ValueError("latent attention needs kv_lora_rank, qk_rope_head_dim and v_head_dim")

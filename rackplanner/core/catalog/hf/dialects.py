@@ -1,0 +1,117 @@
+"""Configs that name the usual settings their own way, rewritten to the usual keys.
+
+DBRX keeps its sizes under MosaicML's names (``d_model``, ``n_layers``, and the attention
+and MoE settings in ``attn_config`` / ``ffn_config``: transformers' DbrxConfig). Hunyuan's
+MoE configs give the experts per token, the expert width and the shared experts as one
+value per layer (``moe_topk``, ``moe_intermediate_size``, ``num_shared_expert``). ERNIE 4.5's
+MoE configs say ``moe_num_experts``, ``moe_k`` and which layers are MoE by a start, an end
+and an interval (transformers' Ernie4_5_MoeConfig). Each key read under another name is said
+in the notes; a key the file already has is kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rackplanner.core.catalog.hf.values import ConfigValues
+from rackplanner.core.errors import show_value
+
+# DBRX: (where, its key) -> the usual key.
+_DBRX_KEYS = {
+    ("", "d_model"): "hidden_size",
+    ("", "n_layers"): "num_hidden_layers",
+    ("", "n_heads"): "num_attention_heads",
+    ("", "max_seq_len"): "max_position_embeddings",
+    ("attn_config", "kv_n_heads"): "num_key_value_heads",
+    ("ffn_config", "ffn_hidden_size"): "intermediate_size",
+    ("ffn_config", "moe_num_experts"): "num_local_experts",
+    ("ffn_config", "moe_top_k"): "num_experts_per_tok",
+}
+_HUNYUAN_TYPES = frozenset({"hunyuan", "hunyuan_v1_moe"})
+# Hunyuan's per-layer lists -> the usual key.
+_HUNYUAN_LISTS = {
+    "moe_topk": "num_experts_per_tok",
+    "moe_intermediate_size": "moe_intermediate_size",
+    "num_shared_expert": "n_shared_experts",
+}
+
+
+_ERNIE_TYPES = frozenset({"ernie4_5_moe"})
+_ERNIE_KEYS = {
+    "moe_num_experts": "num_experts",
+    "moe_k": "num_experts_per_tok",
+    "moe_num_shared_experts": "n_shared_experts",
+}
+
+
+def normalize(values: ConfigValues, model_type: str) -> list[str]:
+    """Rewrite ``values`` to the usual keys for the model types above; the notes say what was read."""
+    if model_type == "dbrx":
+        return _dbrx(values)
+    if model_type in _HUNYUAN_TYPES:
+        return _hunyuan(values)
+    if model_type in _ERNIE_TYPES:
+        return _ernie(values)
+    return []
+
+
+def _set(values: ConfigValues, key: str, value: Any) -> None:
+    values.data = {**values.data, key: value}
+
+
+def _dbrx(values: ConfigValues) -> list[str]:
+    read = []
+    for (where, theirs), ours in _DBRX_KEYS.items():
+        source = values.obj(where) if where else values
+        if source is None or not source.has(theirs) or values.has(ours):
+            continue
+        _set(values, ours, source.data[theirs])
+        read.append(f"{source.key(theirs)} as {ours}")
+    return [f"DBRX config: read {', '.join(read)}"] if read else []
+
+
+def _hunyuan(values: ConfigValues) -> list[str]:
+    notes = []
+    for theirs, ours in _HUNYUAN_LISTS.items():
+        value = values.data.get(theirs)
+        if not isinstance(value, list):
+            if value is not None and theirs != ours and not values.has(ours):
+                _set(values, ours, value)
+            continue
+        if not value or any(v != value[0] for v in value):
+            raise values.error(
+                theirs, f"differs between layers, which is not modelled here (found {show_value(value, 40)})"
+            )
+        _set(values, ours, value[0])
+        notes.append(f"{values.key(theirs)} {value[0]} on every layer")
+    if values.data.get("n_shared_experts") and not values.has("shared_expert_intermediate_size"):
+        # HunYuanMLP as the shared expert: intermediate_size wide, times num_shared_expert.
+        _set(values, "shared_expert_intermediate_size", values.integer("intermediate_size"))
+    if values.data.get("use_cla"):
+        notes.append("cross-layer attention (use_cla) shares each KV cache between layers; counted per layer here")
+    return notes
+
+
+def _ernie(values: ConfigValues) -> list[str]:
+    read = []
+    for theirs, ours in _ERNIE_KEYS.items():
+        if values.has(theirs) and not values.has(ours):
+            if isinstance(values.data[theirs], list):
+                raise values.error(theirs, "gives experts per modality, which is not modelled here")
+            _set(values, ours, values.integer(theirs, zero_ok=theirs == "moe_num_shared_experts"))
+            read.append(f"{values.key(theirs)} as {ours}")
+    if values.has("num_experts") and not values.has("moe_layers"):
+        # Ernie4_5_MoeDecoderLayer: MoE where start <= i <= end and (i + 1) % interval == 0.
+        layers = values.integer("num_hidden_layers")
+        start = values.integer("moe_layer_start_index", zero_ok=True) if values.has("moe_layer_start_index") else 0
+        end = values.data.get("moe_layer_end_index", -1)
+        if not isinstance(end, int) or isinstance(end, bool) or not -1 <= end < layers:
+            raise values.error("moe_layer_end_index", f"must be a layer number or -1 (found {show_value(end, 20)})")
+        end = layers - 1 if end == -1 else end
+        step = values.integer("moe_layer_interval") if values.has("moe_layer_interval") else 1
+        moe = [i for i in range(start, end + 1) if (i + 1) % step == 0]
+        if not moe:
+            raise values.error("moe_layer_start_index", "leaves no MoE layer")
+        _set(values, "moe_layers", moe)
+        read.append(f"MoE on layers {moe[0]}-{moe[-1]}" + (f" every {step}" if step > 1 else ""))
+    return [f"ERNIE 4.5 config: read {', '.join(read)}"] if read else []
