@@ -106,8 +106,11 @@ def test_experts_under_a_name_not_read_are_refused(tmp_path: Path) -> None:
     raw = json.loads((HF / "llama-3.1-8b" / "config.json").read_text())
     path = tmp_path / "config.json"
     path.write_text(json.dumps({**raw, "model_type": "someones_moe", "moe_expert_count": 64}))
-    with pytest.raises(InputError, match="moe_expert_count counts experts under a name not read here"):
+    with pytest.raises(InputError, match="moe_expert_count describes experts, but no expert count is read here"):
         load_hf_config(path)
+    # A dense variant that says it has no experts (Granite 4.0's num_local_experts 0) is dense.
+    path.write_text(json.dumps({**raw, "num_local_experts": 0, "num_experts_per_tok": 0}))
+    assert load_hf_config(path).moe_experts is None
 
 
 def test_imported_model_can_be_estimated(catalog: Catalog) -> None:

@@ -116,10 +116,14 @@ def _model_data(
     hidden = text.integer("hidden_size")
     heads = text.integer("num_attention_heads")
     kv_heads = text.opt_int("num_key_value_heads") or heads
-    experts = text.opt_int("num_local_experts", "n_routed_experts", "num_experts")
+    # A dense variant of a MoE family may say 0 experts (Granite 4.0's num_local_experts).
+    experts = next(
+        (text.integer(key) for key in ("num_local_experts", "n_routed_experts", "num_experts") if text.data.get(key)),
+        None,
+    )
     if experts is None:
         _refuse_unread_experts(text)
-    active = text.opt_int("num_experts_per_tok", "experts_per_token")
+    active = text.opt_int("num_experts_per_tok", "experts_per_token") if experts else None
     if experts is not None and active is None:
         raise text.error(
             "num_experts_per_tok", "is needed: a mixture-of-experts config names how many experts a token uses"
@@ -216,7 +220,9 @@ def _refuse_unread_experts(text: ConfigValues) -> None:
         counts = isinstance(value, int) and not isinstance(value, bool) and value > 1
         if named and (counts or (isinstance(value, list) and value and isinstance(value[0], int))):
             raise text.error(
-                key, "counts experts under a name not read here: sized as a dense model, the total would leave them out"
+                key,
+                "describes experts, but no expert count is read here (num_local_experts, n_routed_experts or "
+                "num_experts): sized as a dense model, the total would leave them out",
             )
 
 
