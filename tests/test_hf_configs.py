@@ -13,6 +13,7 @@ from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.hf import load_hf_config
 from rackplanner.core.catalog.hf.towers import vision_params
 from rackplanner.core.catalog.hf.values import ConfigValues
+from rackplanner.core.errors import InputError
 
 HF = Path(__file__).parent / "data" / "hf"
 
@@ -44,6 +45,10 @@ PUBLISHED = [
     ("smollm3-3b", 3.0751, None, True),  # 3,075,098,624 from the checkpoint's index
     ("hunyuan-a13b", 80, "13", True),  # Tencent's README: 80B total, 13B active
     ("dbrx", 132, "36", True),  # Databricks' README: 132B total, 36B active
+    ("llava-1.5-7b-hf", 7.0634, None, True),  # 14,126,854,144 bytes of FP16 in the index
+    ("devstral-small-2507", 23.5724, None, True),  # total_parameters in the checkpoint's index
+    ("cogito-v1-preview-qwen-14b", 14.7659, None, True),  # 29,531,895,808 bytes of BF16 in the index
+    ("lfm2-1.2b", 1.1703, None, True),  # LiquidAI's card: 1,170,340,608
 ]
 
 
@@ -359,3 +364,26 @@ def test_deepseek_v3_2_sparse_attention_reads_its_top_k() -> None:
     # A prompt's mean token sees at most 2,048: at 8,192 tokens (2,048 x 2,049 / 2 + 6,144 x
     # 2,048) / 8,192 = 1,792.125 a layer.
     assert llm_shape.attended_tokens(v32, 8192, prompt=True) == pytest.approx(61 * 1792.125)
+
+
+@pytest.mark.parametrize(
+    ("folder", "message"),
+    [
+        # Nemotron NAS: 80 layers, each with its own attention (or none) and MLP width.
+        ("llama-3.3-nemotron-super-49b-v1", "block_configs gives each layer its own attention and MLP"),
+        # Gemma 4: full-attention layers 512 wide with 2 KV heads, sliding ones 256 wide with 8.
+        ("gemma-4-26b-a4b", "text_config.global_head_dim gives full-attention layers their own head width"),
+    ],
+)
+def test_layouts_not_modelled_are_refused_by_name(folder: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        load_hf_config(HF / folder / "config.json")
+
+
+def test_a_config_of_no_known_model_type_says_how_it_was_read() -> None:
+    # CogVLM2 names no model_type (its modelling code is the repository's own): its visual
+    # expert layers are not counted, and the shape says the model was read as a plain decoder.
+    model = load_hf_config(HF / "cogvlm2-llama3-caption" / "config.json")
+    assert "names no model_type read here by name: read as a standard decoder" in (model.notes or "")
+    known = load_hf_config(HF / "llama-3.1-8b" / "config.json")
+    assert "read here by name" not in (known.notes or "")

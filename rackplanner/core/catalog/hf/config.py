@@ -17,7 +17,14 @@ from pydantic import ValidationError
 
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.hf import dialects, extras, towers
-from rackplanner.core.catalog.hf.layout import TEXT_DEFAULTS, attention_layout, head_width, tied_default
+from rackplanner.core.catalog.hf.layout import (
+    KNOWN_MODEL_TYPES,
+    NESTED_TEXT_DEFAULTS,
+    TEXT_DEFAULTS,
+    attention_layout,
+    head_width,
+    tied_default,
+)
 from rackplanner.core.catalog.hf.values import ConfigValues
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError, describe_validation_error
@@ -73,6 +80,14 @@ def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None 
     text = top.obj("text_config") or top
     model_type = text.string("model_type") or top.string("model_type") or "unknown"
     notes = _fill_defaults(text, model_type) + dialects.normalize(text, model_type)
+    if text is not top:
+        notes += _fill_defaults(text, model_type, NESTED_TEXT_DEFAULTS)
+    if model_type not in KNOWN_MODEL_TYPES:
+        named = "names no model_type" if model_type == "unknown" else f"has model type {model_type!r}, not one"
+        notes.append(
+            f"the config {named} read here by name: read as a standard decoder (attention and an MLP "
+            "in every layer), so layers of its own are not counted"
+        )
     data = _model_data(top, text, model_type, notes, name)
     if model_id:
         data["id"] = model_id

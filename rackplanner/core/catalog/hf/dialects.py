@@ -44,8 +44,21 @@ _ERNIE_KEYS = {
 }
 
 
+# Keys of layouts not modelled here, and why: read as a standard decoder they would be sized
+# wrong with no sign of it, so they are refused.
+_UNMODELLED = {
+    "block_configs": "gives each layer its own attention and MLP (Nemotron NAS / DeciLM), which is not modelled here",
+    "global_head_dim": "gives full-attention layers their own head width (Gemma 4), which is not modelled here",
+    "attention_k_eq_v": "shares keys and values in some layers (Gemma 4), which is not modelled here",
+}
+
+
 def normalize(values: ConfigValues, model_type: str) -> list[str]:
-    """Rewrite ``values`` to the usual keys for the model types above; the notes say what was read."""
+    """Rewrite ``values`` to the usual keys for the model types above; the notes say what was
+    read. InputError for a layout that is not modelled."""
+    for key, why in _UNMODELLED.items():
+        if values.data.get(key) not in (None, False, 0, []):
+            raise values.error(key, why)
     if model_type == "dbrx":
         return _dbrx(values)
     if model_type in _HUNYUAN_TYPES:
@@ -65,7 +78,7 @@ def _dbrx(values: ConfigValues) -> list[str]:
         source = values.obj(where) if where else values
         if source is None or not source.has(theirs) or values.has(ours):
             continue
-        _set(values, ours, source.data[theirs])
+        _set(values, ours, source.integer(theirs))
         read.append(f"{source.key(theirs)} as {ours}")
     return [f"DBRX config: read {', '.join(read)}"] if read else []
 
@@ -78,7 +91,10 @@ def _hunyuan(values: ConfigValues) -> list[str]:
             if value is not None and theirs != ours and not values.has(ours):
                 _set(values, ours, value)
             continue
-        if not value or any(v != value[0] for v in value):
+        whole = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+        if not value or not whole:
+            raise values.error(theirs, f"must list a whole number for each layer (found {show_value(value, 40)})")
+        if any(v != value[0] for v in value):
             raise values.error(
                 theirs, f"differs between layers, which is not modelled here (found {show_value(value, 40)})"
             )

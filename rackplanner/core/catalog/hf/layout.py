@@ -58,6 +58,59 @@ TEXT_DEFAULTS: dict[str, dict[str, object]] = {
     },
 }
 
+# A multimodal wrapper's text_config may give only what differs from its model type's
+# config class (llava-hf's Vicuna: vocabulary and context); transformers fills the rest from
+# that class. LlamaConfig's defaults are Llama 2 7B's shape.
+NESTED_TEXT_DEFAULTS: dict[str, dict[str, object]] = {
+    "llama": {
+        "hidden_size": 4096,
+        "intermediate_size": 11008,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "vocab_size": 32000,
+        "max_position_embeddings": 2048,
+    },
+}
+
+# Model types whose configs this reads by name: each has a layout or default rule here, or
+# its fixture's count was checked against a published one (tests/data/hf/SOURCES.md). Any
+# other is read as a standard decoder, and the estimate says so.
+KNOWN_MODEL_TYPES = frozenset(
+    {
+        *TIED_BY_DEFAULT,
+        *UNTIED_BY_DEFAULT,
+        "cohere",
+        "dbrx",
+        "deepseek_v32",
+        "ernie4_5_moe",
+        "exaone4",
+        "exaone4_5_text",
+        "glm4_moe",
+        "glm4_moe_lite",
+        "glm_moe_dsa",
+        "hunyuan",
+        "hunyuan_v1_moe",
+        "kimi_k2",
+        "kimi_k25",
+        "minimax_m2",
+        "ministral3",
+        "mllama_text_model",
+        "nemotron_h",
+        "olmo3",
+        "olmoe",
+        "phi",
+        "qwen2_5_vl",
+        "qwen2_5_vl_text",
+        "qwen2_vl",
+        "qwen2_vl_text",
+        "qwen3_5_moe_text",
+        "qwen3_5_text",
+        "qwen3_vl_moe_text",
+        "qwen3_vl_text",
+        "smollm3",
+    }
+)
+
 # Hybrids of Gated DeltaNet (linear attention) and gated full attention: Qwen3-Next and
 # Qwen3.5, whose text configs use the same linear_* keys.
 GATED_DELTANET = frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe"})
