@@ -28,6 +28,11 @@ EXIT_BAD_INPUT = 2
 EXIT_ENVIRONMENT = 1
 EXIT_INTERNAL = 3
 
+RUNTIME_HELP = (
+    "llama.cpp or ik_llama.cpp (layer split), vllm, sglang, tensorrt-llm, tgi (tensor parallel), "
+    "vllm-v0 (vLLM before 0.8), vllm-pp, mlx"
+)
+
 
 class _Parser(argparse.ArgumentParser):
     """Argument errors as one line, like every other error, pointing at the help."""
@@ -257,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument(
         "--runtime",
         default="llama.cpp",
-        help="llama.cpp or ik_llama.cpp (layer split), vllm, sglang, tensorrt-llm, tgi (tensor parallel), vllm-pp, mlx",
+        help=RUNTIME_HELP,
     )
     estimate.add_argument("--kv-cache", default="fp16", metavar="PREC", help="KV cache precision (default fp16)")
     estimate.add_argument("--prompt", type=int, metavar="N", help="prompt tokens for prefill and time to first token")
@@ -284,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     capacity.add_argument(
         "--runtime",
         default="llama.cpp",
-        help="llama.cpp or ik_llama.cpp (layer split), vllm, sglang, tensorrt-llm, tgi (tensor parallel), vllm-pp, mlx",
+        help=RUNTIME_HELP,
     )
     capacity.add_argument("--json", action="store_true", help="machine-readable output")
 
