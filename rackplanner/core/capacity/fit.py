@@ -173,6 +173,7 @@ def _fixed_columns(rows: list[Features]) -> list[str]:
 def _fixed_row(row: Features, cols: list[str]) -> list[float]:
     values = {
         f"step|{row.runtime}": 1.0,
+        # vLLM V0 (classes.OWN_STEP_COST) pays its own step cost beside its class's.
         f"step|{row.point.runtime}": 1.0,
         f"layer|{row.runtime}|{row.hw.kind}": float(row.layers),
         f"moe|{row.runtime}": float(row.moe_layers),
