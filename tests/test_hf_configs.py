@@ -387,3 +387,24 @@ def test_a_config_of_no_known_model_type_says_how_it_was_read() -> None:
     assert "names no model_type read here by name: read as a standard decoder" in (model.notes or "")
     known = load_hf_config(HF / "llama-3.1-8b" / "config.json")
     assert "read here by name" not in (known.notes or "")
+
+
+def test_granite_4_hybrid_mamba_layers_and_shared_mlp(tmp_path: Path) -> None:
+    model = load_hf_config(HF / "granite-4.0-h-350m" / "config.json")
+    # layer_types: 28 Mamba-2 mixers and 4 attention layers, an MLP of shared_intermediate_size
+    # 2,048 in every one. By hand: tied embedding 100,352 x 768 = 77,070,336; MLPs 32 x 3 x 768
+    # x 2,048 = 150,994,944; Mamba-2 mixers 28 x 3,783,056 (in_proj 768 x 3,376, conv 1,792 x 4
+    # and its bias, dt/A/D 3 x 48, norm 1,536, out_proj 1,536 x 768) = 105,925,568; attention
+    # 4 x 1,572,864 = 6,291,456; RMS norms 65 x 768 = 49,920: 340,332,224.
+    assert (model.linear_attention_layers, model.intermediate_size, model.moe_experts) == (28, 2048, None)
+    assert llm_shape.parameter_count_b(model) * 1e9 == pytest.approx(340_332_224)
+    # KV only in the 4 attention layers: 4 KV heads of 64.
+    assert llm_shape.kv_cache_values_per_token(model) == 4 * 2 * 4 * 64
+    # A MoE variant (h-tiny's layout): intermediate_size is an expert's width, the shared MLP
+    # keeps shared_intermediate_size.
+    raw = json.loads((HF / "granite-4.0-h-350m" / "config.json").read_text())
+    raw.update(num_local_experts=64, num_experts_per_tok=6, intermediate_size=512)
+    (tmp_path / "config.json").write_text(json.dumps(raw))
+    moe = load_hf_config(tmp_path / "config.json")
+    assert (moe.moe_experts, moe.moe_active_experts, moe.moe_intermediate_size) == (64, 6, 512)
+    assert (moe.moe_shared_experts, moe.moe_shared_intermediate_size) == (1, 2048)

@@ -5,8 +5,9 @@ and MoE settings in ``attn_config`` / ``ffn_config``: transformers' DbrxConfig).
 MoE configs give the experts per token, the expert width and the shared experts as one
 value per layer (``moe_topk``, ``moe_intermediate_size``, ``num_shared_expert``). ERNIE 4.5's
 MoE configs say ``moe_num_experts``, ``moe_k`` and which layers are MoE by a start, an end
-and an interval (transformers' Ernie4_5_MoeConfig). Each key read under another name is said
-in the notes; a key the file already has is kept.
+and an interval (transformers' Ernie4_5_MoeConfig). Granite 4.0 names its shared MLP's width
+``shared_intermediate_size``. Each key read under another name is said in the notes; a key
+the file already has is kept.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def normalize(values: ConfigValues, model_type: str) -> list[str]:
         return _hunyuan(values)
     if model_type in _ERNIE_TYPES:
         return _ernie(values)
+    if model_type == "granitemoehybrid":
+        return _granite(values)
     return []
 
 
@@ -131,3 +134,17 @@ def _ernie(values: ConfigValues) -> list[str]:
         _set(values, "moe_layers", moe)
         read.append(f"MoE on layers {moe[0]}-{moe[-1]}" + (f" every {step}" if step > 1 else ""))
     return [f"ERNIE 4.5 config: read {', '.join(read)}"] if read else []
+
+
+def _granite(values: ConfigValues) -> list[str]:
+    """Granite 4.0: the shared MLP is shared_intermediate_size wide; intermediate_size is an
+    expert's width, so a dense variant's MLP is the shared one alone."""
+    if not values.has("shared_intermediate_size"):
+        return []
+    shared = values.integer("shared_intermediate_size")
+    if values.data.get("num_local_experts"):
+        _set(values, "moe_intermediate_size", values.integer("intermediate_size"))
+        _set(values, "shared_expert_intermediate_size", shared)
+        return [f"{values.key('shared_intermediate_size')} {shared} as the shared expert"]
+    _set(values, "intermediate_size", shared)
+    return [f"{values.key('shared_intermediate_size')} {shared} as the MLP (no experts)"]

@@ -88,6 +88,7 @@ KNOWN_MODEL_TYPES = frozenset(
         "glm4_moe",
         "glm4_moe_lite",
         "glm_moe_dsa",
+        "granitemoehybrid",
         "hunyuan",
         "hunyuan_v1_moe",
         "kimi_k2",
@@ -165,6 +166,8 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
         return _nemotron_h(cfg, layers, hidden)
     if model_type == "lfm2":
         return _lfm2(cfg, layers, hidden)
+    if model_type == "granitemoehybrid":
+        return _granite_hybrid(cfg, layers, hidden)
     if model_type == "mllama_text_model":
         return _mllama(cfg, layers, hidden)
     if cfg.has("hybrid_override_pattern") or cfg.has("layers_block_type"):
@@ -319,25 +322,50 @@ def _nemotron_h(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
     if len(pattern) != layers or set(pattern) - set("M*-"):
         raise cfg.error("hybrid_override_pattern", f"must have one of M, * or - per layer ({layers} layers)")
     mamba, mlps = pattern.count("M"), pattern.count("-")
-    heads, head_dim = cfg.integer("mamba_num_heads"), cfg.integer("mamba_head_dim")
-    groups, state_dim, kernel = cfg.integer("n_groups"), cfg.integer("ssm_state_size"), cfg.integer("conv_kernel")
+    keys = ("mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "use_conv_bias")
+    weights, state = _mamba2(cfg, hidden, *keys)
+    return Layout(
+        linear_layers=mamba,
+        linear_mixer_params=weights,
+        linear_state_values=state,
+        mixer_layers=mamba + pattern.count("*"),
+        mlp_layers=mlps,
+        notes=[f"{layers} blocks: {mamba} Mamba-2, {pattern.count('*')} attention, {mlps} MLP"],
+    )
+
+
+def _mamba2(cfg: ConfigValues, hidden: int, *keys: str) -> tuple[int, int]:
+    """(weights, state values) of one Mamba-2 mixer (transformers' Mamba2Mixer), its sizes
+    under ``keys``: heads, head width, groups, state size, conv kernel, conv bias flag."""
+    heads, head_dim, groups, state_dim, kernel = (cfg.integer(key) for key in keys[:5])
     inner = heads * head_dim
     conv_channels = inner + 2 * groups * state_dim
     weights = (
         hidden * (inner + conv_channels + heads)  # in_proj: gate, x/B/C, dt
         + conv_channels * kernel
-        + (conv_channels if cfg.flag("use_conv_bias") is not False else 0)
+        + (conv_channels if cfg.flag(keys[5]) is not False else 0)
         + 3 * heads  # dt_bias, A_log, D
         + inner  # gated RMS norm
         + inner * hidden  # out_proj
     )
+    return weights, heads * head_dim * state_dim + conv_channels * kernel
+
+
+def _granite_hybrid(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
+    """Granite 4.0's hybrids (transformers' GraniteMoeHybridConfig): ``layer_types`` names a
+    Mamba-2 mixer or attention for each layer, and every layer has an MLP (the shared MLP,
+    and experts beside it when the model has them)."""
+    types = cfg.str_list("layer_types")
+    if types is None or len(types) != layers or set(types) - {"mamba", "attention"}:
+        raise cfg.error("layer_types", f"must name mamba or attention for each of the {layers} layers")
+    mamba = types.count("mamba")
+    keys = ("mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_conv_bias")
+    weights, state = _mamba2(cfg, hidden, *keys)
     return Layout(
         linear_layers=mamba,
         linear_mixer_params=weights,
-        linear_state_values=heads * head_dim * state_dim + conv_channels * kernel,
-        mixer_layers=mamba + pattern.count("*"),
-        mlp_layers=mlps,
-        notes=[f"{layers} blocks: {mamba} Mamba-2, {pattern.count('*')} attention, {mlps} MLP"],
+        linear_state_values=state,
+        notes=[f"{layers} layers: {mamba} Mamba-2, {layers - mamba} attention, an MLP in each"],
     )
 
 
