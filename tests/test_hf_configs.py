@@ -408,3 +408,14 @@ def test_granite_4_hybrid_mamba_layers_and_shared_mlp(tmp_path: Path) -> None:
     moe = load_hf_config(tmp_path / "config.json")
     assert (moe.moe_experts, moe.moe_active_experts, moe.moe_intermediate_size) == (64, 6, 512)
     assert (moe.moe_shared_experts, moe.moe_shared_intermediate_size) == (1, 2048)
+
+
+def test_a_sparse_attention_model_without_its_top_k_says_so(tmp_path: Path) -> None:
+    # aiconfigurator's abridged GLM-5 and DeepSeek-V3.2 copies can leave index_* out.
+    raw = json.loads((HF / "deepseek-v3.2" / "config.json").read_text())
+    for key in ("index_topk", "index_n_heads", "index_head_dim"):
+        raw.pop(key)
+    (tmp_path / "config.json").write_text(json.dumps(raw))
+    model = load_hf_config(tmp_path / "config.json")
+    assert model.sparse_attention_top_k is None
+    assert "deepseek_v32 attends sparsely, but the file gives no index_topk" in (model.notes or "")

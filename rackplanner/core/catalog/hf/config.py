@@ -61,6 +61,9 @@ _CONFIG_KEYS = {
     "active_params_b": "the active parameter count",
 }
 
+# Model types with DeepSeek's sparse attention (a lightning indexer picks index_topk tokens).
+_SPARSE_ATTENTION_TYPES = frozenset({"deepseek_v32", "glm_moe_dsa"})
+
 # Model types whose MLP is one up and one down projection (no gate).
 _UNGATED_TYPES = frozenset({"nemotron_h", "starcoder2", "phi", "gpt2", "gpt_neox", "opt", "falcon"})
 
@@ -173,6 +176,11 @@ def _model_data(
         for key in _UNCOUNTED_ENCODERS
         if top.has(key) or text.has(key)
     )
+    if model_type in _SPARSE_ATTENTION_TYPES and not text.has("index_topk"):
+        notes.append(
+            f"{model_type} attends sparsely, but the file gives no index_topk: counted as full attention, "
+            "so a long context's decode reads more here than it does"
+        )
     quant = top.obj("quantization_config") or text.obj("quantization_config")
     named = extras.model_name(top)
     if given_name and "/" in given_name:
