@@ -323,20 +323,16 @@ def _nemotron_h(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
         raise cfg.error("hybrid_override_pattern", f"must have one of M, * or - per layer ({layers} layers)")
     mamba, mlps = pattern.count("M"), pattern.count("-")
     keys = ("mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "use_conv_bias")
-    weights, state = _mamba2(cfg, hidden, *keys)
-    return Layout(
-        linear_layers=mamba,
-        linear_mixer_params=weights,
-        linear_state_values=state,
-        mixer_layers=mamba + pattern.count("*"),
-        mlp_layers=mlps,
-        notes=[f"{layers} blocks: {mamba} Mamba-2, {pattern.count('*')} attention, {mlps} MLP"],
-    )
+    layout = _mamba2_layout(cfg, hidden, keys, mamba)
+    layout.mixer_layers, layout.mlp_layers = mamba + pattern.count("*"), mlps
+    layout.notes = [f"{layers} blocks: {mamba} Mamba-2, {pattern.count('*')} attention, {mlps} MLP"]
+    return layout
 
 
-def _mamba2(cfg: ConfigValues, hidden: int, *keys: str) -> tuple[int, int]:
-    """(weights, state values) of one Mamba-2 mixer (transformers' Mamba2Mixer), its sizes
-    under ``keys``: heads, head width, groups, state size, conv kernel, conv bias flag."""
+def _mamba2_layout(cfg: ConfigValues, hidden: int, keys: tuple[str, ...], mamba_layers: int) -> Layout:
+    """``mamba_layers`` Mamba-2 mixers (transformers' Mamba2Mixer) with their weights and
+    fixed state, their sizes under ``keys``: heads, head width, groups, state size, conv
+    kernel, conv bias flag."""
     heads, head_dim, groups, state_dim, kernel = (cfg.integer(key) for key in keys[:5])
     inner = heads * head_dim
     conv_channels = inner + 2 * groups * state_dim
@@ -348,7 +344,8 @@ def _mamba2(cfg: ConfigValues, hidden: int, *keys: str) -> tuple[int, int]:
         + inner  # gated RMS norm
         + inner * hidden  # out_proj
     )
-    return weights, heads * head_dim * state_dim + conv_channels * kernel
+    state = heads * head_dim * state_dim + conv_channels * kernel
+    return Layout(linear_layers=mamba_layers, linear_mixer_params=weights, linear_state_values=state)
 
 
 def _granite_hybrid(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
@@ -360,13 +357,9 @@ def _granite_hybrid(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
         raise cfg.error("layer_types", f"must name mamba or attention for each of the {layers} layers")
     mamba = types.count("mamba")
     keys = ("mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_conv_bias")
-    weights, state = _mamba2(cfg, hidden, *keys)
-    return Layout(
-        linear_layers=mamba,
-        linear_mixer_params=weights,
-        linear_state_values=state,
-        notes=[f"{layers} layers: {mamba} Mamba-2, {layers - mamba} attention, an MLP in each"],
-    )
+    layout = _mamba2_layout(cfg, hidden, keys, mamba)
+    layout.notes = [f"{layers} layers: {mamba} Mamba-2, {layers - mamba} attention, an MLP in each"]
+    return layout
 
 
 def _lfm2(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
