@@ -119,7 +119,7 @@ def _fill_defaults(
     notes = []
     for key, value in defaults.get(model_type, {}).items():
         if key not in values.data:
-            values.data = {**values.data, key: value}
+            values.put(key, value)
             notes.append(f"{values.key(key)} {value} (transformers' default for {model_type})")
     return notes
 

@@ -12,8 +12,6 @@ the file already has is kept.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rackplanner.core.catalog.hf.values import ConfigValues
 from rackplanner.core.errors import show_value
 
@@ -71,17 +69,13 @@ def normalize(values: ConfigValues, model_type: str) -> list[str]:
     return []
 
 
-def _set(values: ConfigValues, key: str, value: Any) -> None:
-    values.data = {**values.data, key: value}
-
-
 def _dbrx(values: ConfigValues) -> list[str]:
     read = []
     for (where, theirs), ours in _DBRX_KEYS.items():
         source = values.obj(where) if where else values
         if source is None or not source.has(theirs) or values.has(ours):
             continue
-        _set(values, ours, source.integer(theirs))
+        values.put(ours, source.integer(theirs))
         read.append(f"{source.key(theirs)} as {ours}")
     return [f"DBRX config: read {', '.join(read)}"] if read else []
 
@@ -92,7 +86,7 @@ def _hunyuan(values: ConfigValues) -> list[str]:
         value = values.data.get(theirs)
         if not isinstance(value, list):
             if value is not None and theirs != ours and not values.has(ours):
-                _set(values, ours, value)
+                values.put(ours, values.integer(theirs, zero_ok=True))
             continue
         whole = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
         if not value or not whole:
@@ -101,11 +95,11 @@ def _hunyuan(values: ConfigValues) -> list[str]:
             raise values.error(
                 theirs, f"differs between layers, which is not modelled here (found {show_value(value, 40)})"
             )
-        _set(values, ours, value[0])
+        values.put(ours, value[0])
         notes.append(f"{values.key(theirs)} {value[0]} on every layer")
     if values.data.get("n_shared_experts") and not values.has("shared_expert_intermediate_size"):
         # HunYuanMLP as the shared expert: intermediate_size wide, times num_shared_expert.
-        _set(values, "shared_expert_intermediate_size", values.integer("intermediate_size"))
+        values.put("shared_expert_intermediate_size", values.integer("intermediate_size"))
     if values.data.get("use_cla"):
         notes.append("cross-layer attention (use_cla) shares each KV cache between layers; counted per layer here")
     return notes
@@ -117,21 +111,21 @@ def _ernie(values: ConfigValues) -> list[str]:
         if values.has(theirs) and not values.has(ours):
             if isinstance(values.data[theirs], list):
                 raise values.error(theirs, "gives experts per modality, which is not modelled here")
-            _set(values, ours, values.integer(theirs, zero_ok=theirs == "moe_num_shared_experts"))
+            values.put(ours, values.integer(theirs, zero_ok=theirs == "moe_num_shared_experts"))
             read.append(f"{values.key(theirs)} as {ours}")
     if values.has("num_experts") and not values.has("moe_layers"):
         # Ernie4_5_MoeDecoderLayer: MoE where start <= i <= end and (i + 1) % interval == 0.
         layers = values.integer("num_hidden_layers")
-        start = values.integer("moe_layer_start_index", zero_ok=True) if values.has("moe_layer_start_index") else 0
+        start = values.count_or_none("moe_layer_start_index") or 0
         end = values.data.get("moe_layer_end_index", -1)
         if not isinstance(end, int) or isinstance(end, bool) or not -1 <= end < layers:
             raise values.error("moe_layer_end_index", f"must be a layer number or -1 (found {show_value(end, 20)})")
         end = layers - 1 if end == -1 else end
-        step = values.integer("moe_layer_interval") if values.has("moe_layer_interval") else 1
+        step = values.opt_int("moe_layer_interval") or 1
         moe = [i for i in range(start, end + 1) if (i + 1) % step == 0]
         if not moe:
             raise values.error("moe_layer_start_index", "leaves no MoE layer")
-        _set(values, "moe_layers", moe)
+        values.put("moe_layers", moe)
         read.append(f"MoE on layers {moe[0]}-{moe[-1]}" + (f" every {step}" if step > 1 else ""))
     return [f"ERNIE 4.5 config: read {', '.join(read)}"] if read else []
 
@@ -143,8 +137,8 @@ def _granite(values: ConfigValues) -> list[str]:
         return []
     shared = values.integer("shared_intermediate_size")
     if values.data.get("num_local_experts"):
-        _set(values, "moe_intermediate_size", values.integer("intermediate_size"))
-        _set(values, "shared_expert_intermediate_size", shared)
+        values.put("moe_intermediate_size", values.integer("intermediate_size"))
+        values.put("shared_expert_intermediate_size", shared)
         return [f"{values.key('shared_intermediate_size')} {shared} as the shared expert"]
-    _set(values, "intermediate_size", shared)
+    values.put("intermediate_size", shared)
     return [f"{values.key('shared_intermediate_size')} {shared} as the MLP (no experts)"]

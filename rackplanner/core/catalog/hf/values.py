@@ -23,6 +23,10 @@ class ConfigValues:
     def error(self, key: str, what: str) -> InputError:
         return InputError(f"{shown_path(self.path)}: {self.key(key)} {what}")
 
+    def put(self, key: str, value: Any) -> None:
+        """Set ``key`` as if the file had it (a default filled in, a key read under its usual name)."""
+        self.data = {**self.data, key: value}
+
     def has(self, key: str) -> bool:
         return self.data.get(key) is not None
 
