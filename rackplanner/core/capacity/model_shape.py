@@ -76,12 +76,13 @@ def format_model_shape(shape: ModelShape, context: int) -> list[str]:
         if b
     ]
     vision = f" ({', '.join(encoders)})" if encoders else ""
-    kinds = [f"{shape.full_attention_layers} full attention"]
+    full = f"{shape.full_attention_layers} full attention"
     if shape.sparse_attention_top_k:
-        kinds = [
+        full = (
             f"{shape.full_attention_layers} sparse attention (each token attends to the "
             f"{shape.sparse_attention_top_k:,} its indexer picks; the cache holds every token)"
-        ]
+        )
+    kinds = [full]
     if shape.sliding_window_layers:
         if shape.chunked_attention:
             kinds.append(f"{shape.sliding_window_layers} chunked attention ({shape.sliding_window:,}-token chunks)")

@@ -18,11 +18,11 @@ from pydantic import ValidationError
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.hf import dialects, extras, towers
 from rackplanner.core.catalog.hf.layout import (
-    KNOWN_MODEL_TYPES,
     NESTED_TEXT_DEFAULTS,
     TEXT_DEFAULTS,
     attention_layout,
     head_width,
+    known_model_type,
     tied_default,
 )
 from rackplanner.core.catalog.hf.values import ConfigValues
@@ -85,7 +85,7 @@ def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None 
     notes = _fill_defaults(text, model_type) + dialects.normalize(text, model_type)
     if text is not top:
         notes += _fill_defaults(text, model_type, NESTED_TEXT_DEFAULTS)
-    if model_type not in KNOWN_MODEL_TYPES:
+    if not known_model_type(model_type):
         named = "names no model_type" if model_type == "unknown" else f"has model type {model_type!r}, not one"
         notes.append(
             f"the config {named} read here by name: read as a standard decoder (attention and an MLP "

@@ -43,6 +43,9 @@ _ERNIE_KEYS = {
 }
 
 
+# The model types read by a rule here.
+MODEL_TYPES = frozenset({"dbrx", "granitemoehybrid", *_HUNYUAN_TYPES, *_ERNIE_TYPES})
+
 # Keys of layouts not modelled here, and why: read as a standard decoder they would be sized
 # wrong with no sign of it, so they are refused.
 _UNMODELLED = {

@@ -13,8 +13,10 @@ attention and the rest Gated DeltaNet; Jamba puts attention at ``attn_layer_offs
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from rackplanner.core.catalog.hf import dialects
 from rackplanner.core.catalog.hf.values import ConfigValues
 
 # Model types whose transformers config class ties the LM head to the embedding table
@@ -72,43 +74,26 @@ NESTED_TEXT_DEFAULTS: dict[str, dict[str, object]] = {
     },
 }
 
-# Model types whose configs this reads by name: each has a layout or default rule here, or
-# its fixture's count was checked against a published one (tests/data/hf/SOURCES.md). Any
-# other is read as a standard decoder, and the estimate says so.
-KNOWN_MODEL_TYPES = frozenset(
+# Model types with no rule of their own here whose fixtures' counts were checked against a
+# published one or by hand (tests/data/hf/SOURCES.md); with the types that have a rule, the
+# ones read by name (``known_model_type``).
+_CHECKED_TYPES = frozenset(
     {
-        *TIED_BY_DEFAULT,
-        *UNTIED_BY_DEFAULT,
-        "cohere",
-        "dbrx",
         "deepseek_v32",
-        "ernie4_5_moe",
         "exaone4",
         "exaone4_5_text",
         "glm4_moe",
         "glm4_moe_lite",
         "glm_moe_dsa",
-        "granitemoehybrid",
-        "hunyuan",
-        "hunyuan_v1_moe",
         "kimi_k2",
         "kimi_k25",
         "minimax_m2",
         "ministral3",
-        "mllama_text_model",
-        "nemotron_h",
         "olmo3",
         "olmoe",
         "phi",
-        "qwen2_5_vl",
-        "qwen2_5_vl_text",
-        "qwen2_vl",
-        "qwen2_vl_text",
-        "qwen3_5_moe_text",
-        "qwen3_5_text",
         "qwen3_vl_moe_text",
         "qwen3_vl_text",
-        "smollm3",
     }
 )
 
@@ -160,16 +145,9 @@ def head_width(cfg: ConfigValues, hidden: int, heads: int) -> int:
 
 def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: int) -> Layout:
     """The layout of ``layers`` decoder layers; InputError for a layout this cannot read."""
-    if model_type == "jamba":
-        return _jamba(cfg, layers, hidden)
-    if model_type == "nemotron_h":
-        return _nemotron_h(cfg, layers, hidden)
-    if model_type == "lfm2":
-        return _lfm2(cfg, layers, hidden)
-    if model_type == "granitemoehybrid":
-        return _granite_hybrid(cfg, layers, hidden)
-    if model_type == "mllama_text_model":
-        return _mllama(cfg, layers, hidden)
+    own = _OWN_LAYOUTS.get(model_type)
+    if own is not None:
+        return own(cfg, layers, hidden)
     if cfg.has("hybrid_override_pattern") or cfg.has("layers_block_type"):
         raise cfg.error("model_type", f"{model_type!r} is a hybrid whose layer layout is not known here")
     layout = Layout()
@@ -410,3 +388,33 @@ def _mllama(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
         if cross
         else [],
     )
+
+
+# Model types whose layers follow a layout of their own, read by its function above.
+_OWN_LAYOUTS: dict[str, Callable[[ConfigValues, int, int], Layout]] = {
+    "jamba": _jamba,
+    "nemotron_h": _nemotron_h,
+    "lfm2": _lfm2,
+    "granitemoehybrid": _granite_hybrid,
+    "mllama_text_model": _mllama,
+}
+
+
+def known_model_type(model_type: str) -> bool:
+    """Whether configs of ``model_type`` are read by name: a rule here (a tie default,
+    defaults, a layout, a window rule, a dialect) or a fixture checked against a published
+    count. Any other is read as a standard decoder, and the estimate says so."""
+    rules = (
+        TIED_BY_DEFAULT,
+        UNTIED_BY_DEFAULT,
+        TEXT_DEFAULTS,
+        NESTED_TEXT_DEFAULTS,
+        _OWN_LAYOUTS,
+        GATED_DELTANET,
+        _ALTERNATING,
+        _PATTERNED,
+        _EVERY_LAYER,
+        dialects.MODEL_TYPES,
+        _CHECKED_TYPES,
+    )
+    return any(model_type in rule for rule in rules)
