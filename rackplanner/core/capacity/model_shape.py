@@ -28,6 +28,11 @@ class ModelShape(BaseModel):
     chunked_attention: bool
     sparse_attention_top_k: int | None
     linear_attention_layers: int
+    attention_free_layers: int = 0
+    # The full-attention layers' own KV heads and head width, where they differ from the
+    # sliding-window layers' (Gemma 4), and whether their values are their keys.
+    full_attention_dims: tuple[int, int] | None = None
+    full_attention_values_from_keys: bool = False
     kv_bytes_per_token: float  # what each further token adds, at the KV precision
     kv_gb_per_sequence: float  # at the estimate's context, windows and states included
     shipped_format: str | None
@@ -44,6 +49,8 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
     except ValueError:  # catalog entries without intermediate_size keep their stated sizes
         params, text, active, mtp = model.params_b, model.params_b, model.active_params_b, None
     full, windowed = llm_shape.attention_layer_kinds(model)
+    full_dims = llm_shape.attention_dims(model)
+    own_dims = full_dims != llm_shape.attention_dims(model, full=False) and windowed > 0
     return ModelShape(
         name=f"{model.vendor} {model.model}" if model.vendor != "unknown" else model.model,
         family=model.family,
@@ -60,6 +67,9 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
         chunked_attention=model.chunked_attention,
         sparse_attention_top_k=model.sparse_attention_top_k,
         linear_attention_layers=model.linear_attention_layers or 0,
+        attention_free_layers=model.attention_free_layers or 0,
+        full_attention_dims=full_dims if own_dims else None,
+        full_attention_values_from_keys=model.full_attention_values_from_keys,
         kv_bytes_per_token=llm_shape.kv_cache_values_per_token(model) * kv_bytes_per_value,
         kv_gb_per_sequence=llm_shape.kv_cache_values(model, context) * kv_bytes_per_value / k.GB,
         shipped_format=model.shipped_format,
@@ -82,6 +92,10 @@ def format_model_shape(shape: ModelShape, context: int) -> list[str]:
             f"{shape.full_attention_layers} sparse attention (each token attends to the "
             f"{shape.sparse_attention_top_k:,} its indexer picks; the cache holds every token)"
         )
+    if shape.full_attention_dims:
+        kv_heads, head_dim = shape.full_attention_dims
+        shared = ", values from the keys' projection" if shape.full_attention_values_from_keys else ""
+        full += f" ({kv_heads} KV heads of {head_dim}{shared})"
     kinds = [full]
     if shape.sliding_window_layers:
         if shape.chunked_attention:
@@ -90,6 +104,8 @@ def format_model_shape(shape: ModelShape, context: int) -> list[str]:
             kinds.append(f"{shape.sliding_window_layers} sliding window of {shape.sliding_window:,} tokens")
     if shape.linear_attention_layers:
         kinds.append(f"{shape.linear_attention_layers} with a fixed-size state instead of a KV cache")
+    if shape.attention_free_layers:
+        kinds.append(f"{shape.attention_free_layers} without attention (no KV cache)")
     lines = [
         f"Model: {shape.name} ({shape.family}): {shape.params_b:,.2f}B parameters{vision}{active}",
         f"  {shape.layers} layers: {', '.join(kinds)}",

@@ -123,23 +123,26 @@ def _tensor_groups(model: LlmModel, *, active: bool) -> TensorGroups:
     if model.intermediate_size is None:
         return TensorGroups(token_embd, output, 0.0, 0.0, 0.0, body)
     standard_attention = model.kv_lora_rank is None
-    q_size = model.attention_heads * model.head_dim
-    kv_size = model.kv_heads * model.head_dim
-    attention_layers = model.layers - (model.linear_attention_layers or 0)
-    q_width = q_size * (2 if model.attention_output_gate else 1)
-    attn_q = float(attention_layers * h * q_width) if standard_attention else 0.0
-    attn_k = float(attention_layers * h * kv_size) if standard_attention else 0.0
-    attn_v = attn_k
-    attn_output = float(attention_layers * q_size * h) if standard_attention else 0.0
+    attn_q = attn_k = attn_v = attn_output = 0.0
+    if standard_attention:
+        q_width = 2 if model.attention_output_gate else 1
+        for layers, full in zip(llm_shape.attention_layer_kinds(model), (True, False), strict=True):
+            kv_heads, head_dim = llm_shape.attention_dims(model, full=full)
+            q_size, kv_size = model.attention_heads * head_dim, kv_heads * head_dim
+            attn_q += float(layers * h * q_size * q_width)
+            attn_k += float(layers * h * kv_size)
+            attn_v += 0.0 if full and model.full_attention_values_from_keys else float(layers * h * kv_size)
+            attn_output += float(layers * q_size * h)
     routed = 0.0
     if model.moe_experts is None:
-        ffn_down = float(llm_shape.dense_mlp_layers(model) * model.intermediate_size * h)
+        ffn_down = float(llm_shape.dense_mlp_width_sum(model) * h)
     else:
         dense = model.moe_dense_layers or 0
         experts = (model.moe_active_experts or 0) if active else model.moe_experts
         width = model.moe_intermediate_size or model.intermediate_size
+        shared_width = model.moe_shared_intermediate_size or width
         routed = float((model.layers - dense) * experts * width * h)
-        shared = float((model.layers - dense) * (model.moe_shared_experts or 0) * width * h)
+        shared = float((model.layers - dense) * (model.moe_shared_experts or 0) * shared_width * h)
         ffn_down = float(dense * model.intermediate_size * h) + routed + shared
     gate_up = ffn_down * (2 if model.mlp_gated else 1)
     other = max(body - attn_q - attn_k - attn_v - attn_output - ffn_down - gate_up, 0.0)

@@ -28,7 +28,12 @@ from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes,
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import LLAMA_CPP_UBATCH, Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import active_params
-from rackplanner.core.catalog.llm_shape import attended_tokens, indexer_scanned_tokens, kv_read_values, moe_layer_count
+from rackplanner.core.catalog.llm_shape import (
+    attention_score_flops,
+    indexer_scanned_tokens,
+    kv_read_values,
+    moe_layer_count,
+)
 from rackplanner.core.catalog.parts import LlmModel
 
 
@@ -83,7 +88,6 @@ class SpeedInputs:
     host_bytes_per_s: float
     flops_per_s: float
     fixed_step_s: float
-    attention_flops_per_ctx: float
     # Fixed seconds of one prefill pass and the most prompt tokens a pass takes.
     fixed_prefill_pass_s: float = 0.0
     prefill_chunk_tokens: int = LLAMA_CPP_UBATCH
@@ -143,7 +147,6 @@ class SpeedInputs:
             host_bytes_per_s=host,
             flops_per_s=flops,
             fixed_step_s=fixed_pass_s(cal, hw, runtime.id, model.layers, moe_layer_count(model), hops),
-            attention_flops_per_ctx=4 * model.attention_heads * model.head_dim,
             fixed_prefill_pass_s=(
                 prefill_expert_overhead(cal, hw, runtime.id) * moe_layer_count(model) * (model.moe_experts or 0)
             ),
@@ -174,7 +177,7 @@ class SpeedInputs:
         m = self.model
         indexer = 2 * (m.indexer_heads or 0) * (m.indexer_head_dim or 0)
         scanned = indexer_scanned_tokens(m, context, prompt=prompt)
-        return self.attention_flops_per_ctx * attended_tokens(m, context, prompt=prompt) + indexer * scanned
+        return attention_score_flops(m, context, prompt=prompt) + indexer * scanned
 
     def kv_read_bytes(self, context: int) -> float:
         """KV cache and recurrent state one sequence reads per decode step at ``context``."""

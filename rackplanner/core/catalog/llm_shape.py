@@ -32,12 +32,21 @@ def _mlp_params(model: LlmModel, width: int) -> int:
     return matrices * model.hidden_size * width
 
 
-def _attention_params(model: LlmModel) -> int:
+def attention_dims(model: LlmModel, *, full: bool = True) -> tuple[int, int]:
+    """(KV heads, head width) of the full-attention layers, or with ``full=False`` of the
+    sliding-window ones; they differ only where the model says so (Gemma 4)."""
+    if full:
+        return model.full_attention_kv_heads or model.kv_heads, model.full_attention_head_dim or model.head_dim
+    return model.kv_heads, model.head_dim
+
+
+def _attention_params(model: LlmModel, *, full: bool = True) -> int:
     hidden, heads = model.hidden_size, model.attention_heads
     if model.kv_lora_rank is None:
-        q_and_o = (3 if model.attention_output_gate else 2) * hidden * heads * model.head_dim
-        k_and_v = 2 * hidden * model.kv_heads * model.head_dim
-        return q_and_o + k_and_v
+        kv_heads, head_dim = attention_dims(model, full=full)
+        q_and_o = (3 if model.attention_output_gate else 2) * hidden * heads * head_dim
+        values = 0 if full and model.full_attention_values_from_keys else 1
+        return q_and_o + (1 + values) * hidden * kv_heads * head_dim
     # Latent attention: the validator guarantees the three MLA fields come together.
     assert model.qk_rope_head_dim is not None and model.v_head_dim is not None
     qk_nope = model.head_dim - model.qk_rope_head_dim
@@ -70,6 +79,8 @@ def _intermediate(model: LlmModel) -> int:
 
 def _layer_counts(model: LlmModel) -> tuple[int, int]:
     """(layers with a dense MLP, MoE layers)."""
+    if model.mlp_widths is not None:
+        return len(model.mlp_widths), 0
     if model.moe_experts is None:
         return model.mlp_layers or model.layers, 0
     dense = model.moe_dense_layers or 0
@@ -93,11 +104,12 @@ def _body_params(model: LlmModel, experts_counted: int) -> int:
     if model.localized_filtering:
         # two convolutions with hidden x hidden/2 x kernel 2 weights each, and their norm
         per_layer += 2 * hidden * hidden + hidden
-    total = model.layers * per_layer + (model.layers - linear) * _attention_params(model)
-    total += linear * (model.linear_mixer_params or 0)
+    full, windowed = attention_layer_kinds(model)
+    total = model.layers * per_layer + full * _attention_params(model) + windowed * _attention_params(model, full=False)
+    total += linear * (model.linear_mixer_params or 0) + (model.linear_replacement_params or 0)
     dense_layers, moe_layers = _layer_counts(model)
     if dense_layers:
-        total += dense_layers * _mlp_params(model, _intermediate(model))
+        total += model.hidden_size * (3 if model.mlp_gated else 2) * dense_mlp_width_sum(model)
     if moe_layers:
         total += moe_layers * _moe_layer_params(model, experts_counted)
     return total
@@ -119,6 +131,13 @@ def parameter_count_b(model: LlmModel) -> float:
     """
     encoders = (model.vision_params or 0) + (model.audio_params or 0)
     return (_params(model, model.moe_experts or 0) + encoders) / 1e9
+
+
+def dense_mlp_width_sum(model: LlmModel) -> int:
+    """The dense MLPs' widths summed over the layers that have one."""
+    if model.mlp_widths is not None:
+        return sum(model.mlp_widths)
+    return _layer_counts(model)[0] * _intermediate(model)
 
 
 def dense_mlp_layers(model: LlmModel) -> int:
@@ -166,9 +185,10 @@ def active_parameter_count_b(model: LlmModel, *, count_input_embedding: bool = T
 
 def attention_layer_kinds(model: LlmModel) -> tuple[int, int]:
     """(full-attention layers, sliding-window or chunked layers); the rest of the layers
-    keep a fixed-size state instead of a KV cache."""
+    keep a fixed-size state instead of a KV cache, or have no attention at all."""
     windowed = model.sliding_window_layers or 0
-    return model.layers - windowed - (model.linear_attention_layers or 0), windowed
+    others = (model.linear_attention_layers or 0) + (model.attention_free_layers or 0)
+    return model.layers - windowed - others, windowed
 
 
 def fixed_state_values(model: LlmModel) -> int:
@@ -177,25 +197,16 @@ def fixed_state_values(model: LlmModel) -> int:
     return (model.linear_attention_layers or 0) * (model.linear_state_values or 0)
 
 
-def attention_span_tokens(model: LlmModel, context: int) -> int:
-    """Cached tokens summed over the attention layers at ``context``: a full-attention
-    layer holds every token, a sliding-window layer at most its window, a
-    linear-attention layer none."""
-    full, windowed = attention_layer_kinds(model)
-    window = min(context, model.sliding_window or context)
-    return full * context + windowed * window
-
-
-def attended_tokens(model: LlmModel, context: int, *, prompt: bool = False) -> float:
-    """Tokens one token attends to, summed over the attention layers: a token decoded at
-    ``context`` or, with ``prompt``, the mean over a prompt of ``context`` tokens. A
-    sliding-window layer sees at most its window; a chunked layer sees the tokens since
-    its chunk began, half a chunk on average once past the first chunk; a sparse layer its
-    top k, as a window that size would."""
+def attended_tokens_by_kind(model: LlmModel, context: int, *, prompt: bool = False) -> tuple[float, float]:
+    """Tokens one token attends to, summed over (the full-attention layers, the windowed
+    layers): a token decoded at ``context`` or, with ``prompt``, the mean over a prompt of
+    ``context`` tokens. A sliding-window layer sees at most its window; a chunked layer
+    sees the tokens since its chunk began, half a chunk on average once past the first
+    chunk; a sparse layer its top k, as a window that size would."""
     full, windowed = attention_layer_kinds(model)
     size = model.sliding_window or context
     if context <= 0:
-        return 0.0
+        return 0.0, 0.0
     if prompt:
         seen_full = (context + 1) / 2
         if model.chunked_attention:
@@ -209,7 +220,20 @@ def attended_tokens(model: LlmModel, context: int, *, prompt: bool = False) -> f
     top_k = model.sparse_attention_top_k
     if top_k is not None:
         seen_full = _mean_in_window(context, top_k) if prompt else min(context, top_k)
-    return full * seen_full + windowed * seen_window
+    return full * seen_full, windowed * seen_window
+
+
+def attended_tokens(model: LlmModel, context: int, *, prompt: bool = False) -> float:
+    """Tokens one token attends to, summed over the attention layers (``attended_tokens_by_kind``)."""
+    return sum(attended_tokens_by_kind(model, context, prompt=prompt))
+
+
+def attention_score_flops(model: LlmModel, context: int, *, prompt: bool = False) -> float:
+    """FLOPs of QK^T and AV for one token (decoded at ``context``, or the mean of a prompt
+    that long): 4 x heads x head width per attended token, each layer kind at its width."""
+    full_tokens, window_tokens = attended_tokens_by_kind(model, context, prompt=prompt)
+    full_width = attention_dims(model)[1] if model.kv_lora_rank is None else model.head_dim
+    return 4 * model.attention_heads * (full_width * full_tokens + model.head_dim * window_tokens)
 
 
 def _mean_in_window(context: int, size: int) -> float:
@@ -227,32 +251,39 @@ def indexer_scanned_tokens(model: LlmModel, context: int, *, prompt: bool = Fals
     return attention_layer_kinds(model)[0] * ((context + 1) / 2 if prompt else context)
 
 
-def _attended_values_per_layer_token(model: LlmModel) -> int:
+def _attended_values_per_layer_token(model: LlmModel, *, full: bool = True) -> int:
     if model.kv_lora_rank is not None:
         assert model.qk_rope_head_dim is not None
         return model.kv_lora_rank + model.qk_rope_head_dim
-    return 2 * model.kv_heads * model.head_dim
+    kv_heads, head_dim = attention_dims(model, full=full)
+    return 2 * kv_heads * head_dim
 
 
-def kv_values_per_layer_token(model: LlmModel) -> int:
-    """Values one attention layer caches per token: a key and a value per KV head, or
-    latent attention's compressed vector and shared RoPE key; and a sparse-attention
-    indexer's key."""
-    return _attended_values_per_layer_token(model) + (model.indexer_head_dim or 0)
+def kv_values_per_layer_token(model: LlmModel, *, full: bool = True) -> int:
+    """Values one attention layer (a full one, or with ``full=False`` a windowed one)
+    caches per token: a key and a value per KV head, or latent attention's compressed
+    vector and shared RoPE key; and a sparse-attention indexer's key."""
+    return _attended_values_per_layer_token(model, full=full) + (model.indexer_head_dim or 0)
 
 
 def kv_cache_values(model: LlmModel, context: int) -> int:
     """Cached values of one sequence of ``context`` tokens (multiply by bytes per
     element): the attention layers' KV cache plus the linear layers' fixed state."""
-    return attention_span_tokens(model, context) * kv_values_per_layer_token(model) + fixed_state_values(model)
+    full, windowed = attention_layer_kinds(model)
+    window = min(context, model.sliding_window or context)
+    cached = full * context * kv_values_per_layer_token(model)
+    cached += windowed * window * kv_values_per_layer_token(model, full=False)
+    return cached + fixed_state_values(model)
 
 
 def kv_read_values(model: LlmModel, context: int) -> float:
     """Cached values one decode step at ``context`` reads (multiply by bytes per element):
-    what each attention layer attends to (``attended_tokens``), the indexer keys a sparse
-    layer scores, and every fixed state. The cache held (``kv_cache_values``) can be more:
-    a chunked layer holds a whole chunk, a sparse one every token."""
-    attended = attended_tokens(model, context) * _attended_values_per_layer_token(model)
+    what each attention layer attends to (``attended_tokens_by_kind``), the indexer keys a
+    sparse layer scores, and every fixed state. The cache held (``kv_cache_values``) can be
+    more: a chunked layer holds a whole chunk, a sparse one every token."""
+    full_tokens, window_tokens = attended_tokens_by_kind(model, context)
+    attended = full_tokens * _attended_values_per_layer_token(model)
+    attended += window_tokens * _attended_values_per_layer_token(model, full=False)
     indexed = indexer_scanned_tokens(model, context) * (model.indexer_head_dim or 0)
     return attended + indexed + fixed_state_values(model)
 

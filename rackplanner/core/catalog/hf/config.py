@@ -151,11 +151,12 @@ def _model_data(
     if moe_width is None and text.has("intermediate_size_mlp"):
         # Llama 4: intermediate_size is an expert's width, intermediate_size_mlp a dense layer's.
         intermediate, moe_width = text.opt_int("intermediate_size_mlp"), intermediate
-    if intermediate is None and moe_width is None:
-        raise InputError(f"{top.path}: config.json lacks {text.key('intermediate_size')}")
     layout = attention_layout(text, model_type, layers, hidden)
     notes.extend(layout.notes)
     intermediate = layout.mlp_width or intermediate
+    kv_heads = layout.kv_heads or kv_heads
+    if intermediate is None and moe_width is None:
+        raise InputError(f"{top.path}: config.json lacks {text.key('intermediate_size')}")
     mla = _latent_attention(text)
     head_dim = mla[0] if mla else head_width(text, hidden, heads)
     tied = text.flag("tie_word_embeddings")
@@ -211,6 +212,10 @@ def _model_data(
         "linear_attention_layers": layout.linear_layers or None,
         "linear_mixer_params": layout.linear_mixer_params,
         "linear_state_values": layout.linear_state_values,
+        "attention_free_layers": layout.attention_free_layers,
+        "mlp_widths": layout.mlp_widths,
+        "linear_replacement_params": layout.linear_replacement_params,
+        **_full_attention_dims(text),
         "attention_output_gate": layout.attention_output_gate,
         "mtp_layers": extras.mtp_layers(text),
         "vision_params": towers.vision_params(vision, hidden, top) if vision else None,
@@ -232,6 +237,18 @@ def _model_data(
     if experts is not None:
         data.update(_moe(text, model_type, layers, experts, active, moe_width, layout.dense_layers_override))
     return data
+
+
+def _full_attention_dims(text: ConfigValues) -> dict[str, Any]:
+    """Gemma 4's full-attention layers: their own head width (global_head_dim) and, when
+    their values reuse the key projection (attention_k_eq_v), their own KV heads
+    (num_global_key_value_heads), as Gemma4TextAttention builds them."""
+    shared = bool(text.flag("attention_k_eq_v"))
+    return {
+        "full_attention_head_dim": text.opt_int("global_head_dim"),
+        "full_attention_kv_heads": text.opt_int("num_global_key_value_heads") if shared else None,
+        "full_attention_values_from_keys": shared,
+    }
 
 
 def _refuse_unread_experts(text: ConfigValues) -> None:

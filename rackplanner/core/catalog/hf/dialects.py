@@ -12,6 +12,7 @@ the file already has is kept.
 
 from __future__ import annotations
 
+from rackplanner.core.catalog.hf import nas
 from rackplanner.core.catalog.hf.values import ConfigValues
 from rackplanner.core.errors import show_value
 
@@ -43,22 +44,34 @@ _ERNIE_KEYS = {
 }
 
 
+_GEMMA4_TYPES = frozenset({"gemma4", "gemma4_text"})
+# Gemma 4's small models (E2B/E4B) add per-layer embeddings and share KV caches across
+# layers; neither is modelled, so those files are refused by key.
+_GEMMA4_UNMODELLED = {
+    "hidden_size_per_layer_input": "adds per-layer embeddings (Gemma 4 E2B/E4B), which are not modelled here",
+    "num_kv_shared_layers": "shares KV caches between layers, which is not modelled here",
+}
+
 # The model types read by a rule here.
-MODEL_TYPES = frozenset({"dbrx", "granitemoehybrid", *_HUNYUAN_TYPES, *_ERNIE_TYPES})
+MODEL_TYPES = frozenset({"dbrx", "granitemoehybrid", *_HUNYUAN_TYPES, *_ERNIE_TYPES, *_GEMMA4_TYPES})
 
 # Keys of layouts not modelled here, and why: read as a standard decoder they would be sized
-# wrong with no sign of it, so they are refused.
+# wrong with no sign of it, so they are refused. Nemotron NAS reads block_configs (hf/nas.py).
 _UNMODELLED = {
-    "block_configs": "gives each layer its own attention and MLP (Nemotron NAS / DeciLM), which is not modelled here",
-    "global_head_dim": "gives full-attention layers their own head width (Gemma 4), which is not modelled here",
-    "attention_k_eq_v": "shares keys and values in some layers (Gemma 4), which is not modelled here",
+    "block_configs": "gives each layer its own attention and MLP (Nemotron NAS / DeciLM), read only for model type "
+    "nemotron-nas",
 }
 
 
 def normalize(values: ConfigValues, model_type: str) -> list[str]:
     """Rewrite ``values`` to the usual keys for the model types above; the notes say what was
     read. InputError for a layout that is not modelled."""
-    for key, why in _UNMODELLED.items():
+    unmodelled = dict(_UNMODELLED)
+    if model_type in nas.MODEL_TYPES:
+        unmodelled.pop("block_configs")
+    if model_type in _GEMMA4_TYPES:
+        unmodelled.update(_GEMMA4_UNMODELLED)
+    for key, why in unmodelled.items():
         if values.data.get(key) not in (None, False, 0, []):
             raise values.error(key, why)
     if model_type == "dbrx":
@@ -69,6 +82,8 @@ def normalize(values: ConfigValues, model_type: str) -> list[str]:
         return _ernie(values)
     if model_type == "granitemoehybrid":
         return _granite(values)
+    if model_type in _GEMMA4_TYPES:
+        return _gemma4(values)
     return []
 
 
@@ -145,3 +160,23 @@ def _granite(values: ConfigValues) -> list[str]:
         return [f"{values.key('shared_intermediate_size')} {shared} as the shared expert"]
     values.put("intermediate_size", shared)
     return [f"{values.key('shared_intermediate_size')} {shared} as the MLP (no experts)"]
+
+
+def _gemma4(values: ConfigValues) -> list[str]:
+    """Gemma 4's MoE layers (Gemma4TextDecoderLayer with enable_moe_block) run the dense MLP
+    (intermediate_size) beside the routed experts, so it is counted as one shared expert;
+    experts per token are ``top_k_experts``. Without the MoE block, the expert keys are unused."""
+    if not values.flag("enable_moe_block"):
+        for key in ("num_experts", "top_k_experts"):
+            if values.data.get(key):
+                raise values.error(key, "is set, but enable_moe_block is not: which one holds is unclear")
+        return []
+    for theirs, ours in (
+        ("top_k_experts", "num_experts_per_tok"),
+        ("expert_intermediate_size", "moe_intermediate_size"),
+    ):
+        if values.has(theirs) and not values.has(ours):
+            values.put(ours, values.integer(theirs))
+    dense = values.integer("intermediate_size")
+    values.put("shared_expert_intermediate_size", dense)
+    return [f"Gemma 4 MoE block: the dense MLP ({dense:,} wide) beside the experts counted as a shared expert"]

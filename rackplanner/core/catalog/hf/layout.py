@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from rackplanner.core.catalog.hf import dialects
+from rackplanner.core.catalog.hf import dialects, nas
 from rackplanner.core.catalog.hf.values import ConfigValues
 
 # Model types whose transformers config class ties the LM head to the embedding table
@@ -123,6 +123,11 @@ class Layout:
     mixer_layers: int | None = None  # Nemotron-H: blocks with attention or Mamba
     mlp_layers: int | None = None  # Nemotron-H: MLP-only blocks
     mlp_width: int | None = None  # LFM2: the MLP's width after its own adjustment
+    # Nemotron NAS: each layer's kept blocks (hf/nas.py).
+    kv_heads: int | None = None
+    attention_free_layers: int | None = None
+    mlp_widths: list[int] | None = None
+    linear_replacement_params: int | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -391,7 +396,22 @@ def _mllama(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
 
 
 # Model types whose layers follow a layout of their own, read by its function above.
+def _nemotron_nas(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
+    """Nemotron NAS: what each layer kept, from ``block_configs`` (hf/nas.py)."""
+    blocks = nas.read_blocks(cfg, layers, hidden, cfg.integer("num_attention_heads"))
+    replaced = blocks.linear_replacements * hidden * hidden
+    return Layout(
+        kv_heads=blocks.kv_heads,
+        attention_free_layers=blocks.attention_free_layers or None,
+        mlp_widths=blocks.mlp_widths,
+        mlp_width=max(blocks.mlp_widths, default=hidden),
+        linear_replacement_params=replaced or None,
+        notes=[blocks.summary()],
+    )
+
+
 _OWN_LAYOUTS: dict[str, Callable[[ConfigValues, int, int], Layout]] = {
+    **dict.fromkeys(nas.MODEL_TYPES, _nemotron_nas),
     "jamba": _jamba,
     "nemotron_h": _nemotron_h,
     "lfm2": _lfm2,

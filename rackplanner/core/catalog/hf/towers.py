@@ -49,6 +49,8 @@ def vision_params(vision: ConfigValues, text_hidden: int, top: ConfigValues | No
         return _moonvit_params(vision, text_hidden)
     if vision.string("model_type") == "mllama_vision_model":
         return _mllama_vision_params(vision, text_hidden)
+    if vision.string("model_type") == "gemma4_vision":
+        return _gemma4_vision_params(vision, text_hidden)
     h, inner = vision.integer("hidden_size"), vision.integer("intermediate_size")
     layers = vision.integer("num_hidden_layers")
     patch, channels = vision.integer("patch_size"), vision.opt_int("num_channels") or 3
@@ -153,6 +155,21 @@ def _mlp_ratio(vision: ConfigValues) -> float:
     if ratio is None:
         raise vision.error("mlp_ratio", "is missing (and so is intermediate_size)")
     return ratio
+
+
+def _gemma4_vision_params(vision: ConfigValues, text_hidden: int) -> int:
+    """Gemma 4's vision tower (transformers' Gemma4VisionModel): bias-free attention with
+    q/k norms and a gated MLP, four norms per layer; a bias-free patch projection and a
+    position table per image axis; one bias-free projection into the text width."""
+    h, inner = vision.integer("hidden_size"), vision.integer("intermediate_size")
+    layers, patch = vision.integer("num_hidden_layers"), vision.integer("patch_size")
+    heads = vision.integer("num_attention_heads")
+    head_dim = vision.opt_int("head_dim") or h // heads
+    kv = (vision.opt_int("num_key_value_heads") or heads) * head_dim
+    attention = 2 * h * heads * head_dim + 2 * h * kv + 2 * head_dim
+    per_layer = attention + _mlp(h, inner, gated=True, biases=False) + 4 * h
+    embed = 3 * patch * patch * h + 2 * vision.integer("position_embedding_size") * h
+    return layers * per_layer + embed + h * text_hidden
 
 
 def _moonvit_params(vision: ConfigValues, text_hidden: int) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import Field, model_validator
 
@@ -61,6 +61,18 @@ class LlmModel(Part):
     linear_state_values: int | None = Field(default=None, ge=1, le=10**11)
     # Layers that have an MLP, when some hybrid blocks are mixer-only (Nemotron-H).
     mlp_layers: int | None = Field(default=None, ge=1, le=10_000)
+    # A layer-wise architecture search's result (Nemotron NAS, DeciLM's block_configs): the
+    # MLP width of each layer that has one when they differ (intermediate_size is then the
+    # widest), the layers whose attention the search removed (no weights, no cache), and
+    # the weights of blocks it replaced by one hidden x hidden linear map (no cache).
+    mlp_widths: list[Annotated[int, Field(ge=1, le=10_000_000)]] | None = Field(default=None, max_length=10_000)
+    attention_free_layers: int | None = Field(default=None, ge=1, le=10_000)
+    linear_replacement_params: int | None = Field(default=None, ge=1, le=10**12)
+    # Full-attention layers shaped apart from the sliding-window ones (Gemma 4): their own
+    # head width and KV heads, and values that reuse the key projection (no v_proj).
+    full_attention_head_dim: int | None = Field(default=None, ge=1, le=100_000)
+    full_attention_kv_heads: int | None = Field(default=None, ge=1, le=100_000)
+    full_attention_values_from_keys: bool = False
     # q_proj also yields a per-channel output gate (Qwen3-Next), doubling its width.
     attention_output_gate: bool = False
     # Width of the always-on shared expert when it differs from a routed one (Qwen3-Next).
@@ -102,10 +114,13 @@ class LlmModel(Part):
         if self.chunked_attention and self.sliding_window_layers is None:
             raise ValueError("chunked_attention needs sliding_window_layers")
         windowed, linear = self.sliding_window_layers or 0, self.linear_attention_layers or 0
-        if windowed + linear > self.layers:
+        free = self.attention_free_layers or 0
+        if windowed + linear + free > self.layers:
             raise ValueError(
-                f"{windowed} sliding-window and {linear} linear-attention layers are more than the {self.layers} layers"
+                f"{windowed} sliding-window, {linear} linear-attention and {free} attention-free layers"
+                f" are more than the {self.layers} layers"
             )
+        self._check_layer_widths()
         if self.mlp_layers is not None and (self.mlp_layers > self.layers or self.moe_experts is not None):
             raise ValueError(f"mlp_layers {self.mlp_layers} must be at most the {self.layers} layers of a dense model")
         if linear and self.linear_mixer_params is None:
@@ -117,3 +132,16 @@ class LlmModel(Part):
         if any(v is not None for v in mla) and any(v is None for v in mla):
             raise ValueError("latent attention needs kv_lora_rank, qk_rope_head_dim and v_head_dim")
         return self
+
+    def _check_layer_widths(self) -> None:
+        if self.full_attention_kv_heads is not None and self.attention_heads % self.full_attention_kv_heads:
+            raise ValueError(
+                f"full_attention_kv_heads {self.full_attention_kv_heads} does not divide"
+                f" attention_heads {self.attention_heads}"
+            )
+        if self.mlp_widths is None:
+            return
+        if self.moe_experts is not None or len(self.mlp_widths) > self.layers:
+            raise ValueError(f"mlp_widths must give at most the {self.layers} layers of a dense model one width each")
+        if self.mlp_layers is not None and self.mlp_layers != len(self.mlp_widths):
+            raise ValueError(f"mlp_layers {self.mlp_layers} differs from the {len(self.mlp_widths)} mlp_widths")

@@ -1,0 +1,131 @@
+"""Nemotron NAS (DeciLM) configs: a layer-wise architecture search's result in ``block_configs``.
+
+Each entry of ``block_configs`` says what one decoder layer kept, as transformers'
+remote-code ``modeling_decilm.py`` (and vLLM's ``DeciLMForCausalLM``) build it:
+
+- attention: ``no_op`` drops the block (no weights, no cache); ``replace_with_linear`` puts
+  one ``hidden × hidden`` linear map in its place (no cache); otherwise grouped-query
+  attention with ``heads / n_heads_in_group`` KV heads;
+- ffn: ``no_op`` drops the MLP; ``replace_with_linear`` is one ``hidden × hidden`` map;
+  otherwise a gated MLP ``ffn_mult`` wide: ``2 × ffn_mult × hidden / 3``, rounded up to a
+  multiple of 256 (``_ffn_mult_to_intermediate_size``).
+
+Llama-3.3-Nemotron-Super-49B keeps attention in 49 of its 80 layers and MLPs of 9 widths;
+Llama-3.1-Nemotron-Ultra-253B drops both blocks in 81 of its 162 layers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from rackplanner.core.catalog.hf.values import ConfigValues
+from rackplanner.core.errors import show_value
+
+MODEL_TYPES = frozenset({"nemotron-nas", "deci", "deci_lm"})
+# Block settings that change what a layer computes in ways not modelled here: read as
+# plain attention they would be sized and timed wrong with no sign of it.
+_UNMODELLED_ATTENTION = ("window_length", "num_sink_tokens", "sparsify")
+_MLP_ROUNDING = 256
+
+
+@dataclass
+class NasBlocks:
+    """What the search kept, layer by layer."""
+
+    kv_heads: int | None  # of every attention layer (None when no layer keeps attention)
+    attention_layers: int
+    attention_free_layers: int  # dropped or replaced by a linear map
+    mlp_widths: list[int]  # of the layers that keep an MLP, in layer order
+    linear_replacements: int  # blocks (attention or MLP) replaced by a hidden x hidden map
+
+    def summary(self) -> str:
+        widths = sorted(set(self.mlp_widths))
+        shown = ", ".join(f"{w:,}" for w in widths[:4]) + (" ..." if len(widths) > 4 else "")
+        text = (
+            f"block_configs: attention in {self.attention_layers} layers, none in {self.attention_free_layers}; "
+            f"MLPs in {len(self.mlp_widths)} layers, {len(widths)} widths ({shown})"
+        )
+        if self.linear_replacements:
+            text += f"; {self.linear_replacements} blocks replaced by a linear map"
+        return text
+
+
+def mlp_width(ffn_mult: float, hidden: int) -> int:
+    """DeciLM's ``_ffn_mult_to_intermediate_size``."""
+    width = int(2 * ffn_mult * hidden / 3)
+    return math.ceil(width / _MLP_ROUNDING) * _MLP_ROUNDING
+
+
+def _block_part(cfg: ConfigValues, blocks: list[Any], index: int, part: str) -> dict[str, Any]:
+    entry = blocks[index]
+    value = entry.get(part) if isinstance(entry, dict) else None
+    if not isinstance(value, dict):
+        raise cfg.error(f"block_configs[{index}].{part}", f"must be an object (found {show_value(value, 40)})")
+    return value
+
+
+def _switch(cfg: ConfigValues, block: dict[str, Any], where: str, key: str) -> bool:
+    value = block.get(key, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise cfg.error(f"{where}.{key}", f"must be true or false (found {show_value(value, 20)})")
+    return value
+
+
+def _number(cfg: ConfigValues, block: dict[str, Any], where: str, key: str, *, whole: bool) -> float:
+    value = block.get(key)
+    kinds = (int,) if whole else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value <= 10_000:
+        raise cfg.error(f"{where}.{key}", f"must be a positive number (found {show_value(value, 20)})")
+    return value
+
+
+def read_blocks(cfg: ConfigValues, layers: int, hidden: int, heads: int) -> NasBlocks:
+    """The per-layer blocks of ``cfg``; InputError naming the entry and key that cannot be read."""
+    blocks = cfg.data.get("block_configs")
+    if not isinstance(blocks, list) or len(blocks) != layers:
+        found = len(blocks) if isinstance(blocks, list) else show_value(blocks, 20)
+        raise cfg.error("block_configs", f"must give one entry per layer ({layers} layers; found {found})")
+    kv_heads: set[int] = set()
+    free = replaced = 0
+    widths: list[int] = []
+    for index in range(layers):
+        where = f"block_configs[{index}].attention"
+        attention = _block_part(cfg, blocks, index, "attention")
+        for key in _UNMODELLED_ATTENTION:
+            if attention.get(key) not in (None, False, 0):
+                raise cfg.error(f"{where}.{key}", "changes what the layer attends to, which is not modelled here")
+        if _switch(cfg, attention, where, "no_op"):
+            free += 1
+        elif _switch(cfg, attention, where, "replace_with_linear"):
+            free, replaced = free + 1, replaced + 1
+        else:
+            group = int(_number(cfg, attention, where, "n_heads_in_group", whole=True))
+            if heads % group:
+                raise cfg.error(f"{where}.n_heads_in_group", f"{group} does not divide the {heads} attention heads")
+            kv_heads.add(heads // group)
+        where = f"block_configs[{index}].ffn"
+        ffn = _block_part(cfg, blocks, index, "ffn")
+        if ffn.get("sparsify") not in (None, False, 0):
+            raise cfg.error(f"{where}.sparsify", "changes the MLP in a way not modelled here")
+        if _switch(cfg, ffn, where, "no_op"):
+            continue
+        if _switch(cfg, ffn, where, "replace_with_linear"):
+            replaced += 1
+            continue
+        widths.append(mlp_width(_number(cfg, ffn, where, "ffn_mult", whole=False), hidden))
+    if len(kv_heads) > 1:
+        raise cfg.error(
+            "block_configs",
+            f"gives attention layers different KV heads ({sorted(kv_heads)}), which is not modelled here",
+        )
+    return NasBlocks(
+        kv_heads=next(iter(kv_heads), None),
+        attention_layers=layers - free,
+        attention_free_layers=free,
+        mlp_widths=widths,
+        linear_replacements=replaced,
+    )
