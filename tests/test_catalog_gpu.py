@@ -352,3 +352,20 @@ def test_cli_search_by_vendor() -> None:
     # Every AMD GPU, no other vendor's (catalog gpu.yaml).
     assert {"mi300x", "mi250", "rx-7900-xtx", "mi50-32gb", "radeon-ai-pro-r9700"} <= listed
     assert all(line.split()[1] == "AMD" for line in result.stdout.splitlines() if line.startswith("  "))
+
+
+@pytest.mark.parametrize(
+    ("part_id", "packed_fp16"),
+    [
+        ("mi50-32gb", 26.5),  # AnandTech's MI210 article, MI50 column: FP16 26.5 TFLOPS
+        ("mi60", 29.5),  # Everyeye Tech: MI60 FP16 29.5 TFLOPS
+        ("tesla-p100-16gb-pcie", 18.7),  # Tom's Hardware: 18.7 TFLOPS half precision
+    ],
+)
+def test_packed_fp16_is_the_gemm_rate_without_tensor_cores(catalog: Catalog, part_id: str, packed_fp16: float) -> None:
+    gpu = _gpu(catalog, part_id)
+    # No FP16 tensor cores; FP16 runs on the shader cores at twice the FP32 rate.
+    assert gpu.fp16_tensor_tflops is None
+    assert gpu.fp16_packed_tflops == packed_fp16
+    assert gpu.fp32_tflops is not None and packed_fp16 == pytest.approx(2 * gpu.fp32_tflops, rel=0.02)
+    assert gpu.tflops_for_inference == packed_fp16

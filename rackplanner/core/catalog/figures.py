@@ -58,7 +58,9 @@ def key_figures(part: Part) -> list[Figure]:
                 ("length", _num(part.length_mm, "mm")),
                 ("PCIe", f"{part.pcie_gen}.0 x{part.pcie_lanes}"),
             ]
-            if part.fp16_tensor_tflops is None and part.fp32_tflops is not None:
+            if part.fp16_tensor_tflops is None and part.fp16_packed_tflops is not None:
+                figures[2] = ("FP16", _num(part.fp16_packed_tflops, "TFLOP/s"))
+            elif part.fp16_tensor_tflops is None and part.fp32_tflops is not None:
                 figures[2] = ("FP32", _num(part.fp32_tflops, "TFLOP/s"))
         case Cpu():
             figures = [

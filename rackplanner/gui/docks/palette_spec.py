@@ -179,10 +179,8 @@ def spec_rows(part: Part) -> list[tuple[str, str]]:
         # When the price was seen says how much to trust it.
         rows = [(k, f"{v} ({part.price_date.isoformat()})" if k == "price" else v) for k, v in rows]
     shown = _COMMON | _IN_KEY_FIGURES.get(part.kind, frozenset())
-    if "FP32" not in dict(rows):
-        shown |= {"fp16_tensor_tflops"}
-    else:
-        shown |= {"fp32_tflops"}
+    key_shown = {"FP16 tensor": "fp16_tensor_tflops", "FP16": "fp16_packed_tflops", "FP32": "fp32_tflops"}
+    shown |= {field for label, field in key_shown.items() if label in dict(rows)}
     for name in type(part).model_fields:
         if name in shown:
             continue

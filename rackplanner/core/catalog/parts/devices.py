@@ -33,6 +33,9 @@ class Gpu(Part):
     fp8_tensor_tflops: float | None = Field(default=None, gt=0, le=1e6)
     int8_tensor_tops: float | None = Field(default=None, gt=0, le=1e6)
     fp32_tflops: float | None = Field(default=None, gt=0, le=1e6)
+    # FP16 on the shader cores at twice the FP32 rate (packed math: Pascal GP100, Vega 20)
+    # on cards without FP16 tensor cores: the rate their FP16 GEMMs (cuBLAS, rocBLAS) run at.
+    fp16_packed_tflops: float | None = Field(default=None, gt=0, le=1e6)
     tdp_w: float = Field(gt=0, le=1e6)
     transient_peak_w: float | None = Field(default=None, gt=0, le=1e6)
     min_power_limit_w: float | None = Field(default=None, gt=0, le=1e6)
@@ -49,8 +52,9 @@ class Gpu(Part):
 
     @property
     def tflops_for_inference(self) -> float | None:
-        """Dense FP16 tensor TFLOP/s, or FP32 TFLOP/s on cards without FP16 tensors."""
-        return self.fp16_tensor_tflops or self.fp32_tflops
+        """Dense FP16 tensor TFLOP/s; on cards without FP16 tensors their packed FP16 rate,
+        else FP32 TFLOP/s."""
+        return self.fp16_tensor_tflops or self.fp16_packed_tflops or self.fp32_tflops
 
 
 class Cpu(Part):
