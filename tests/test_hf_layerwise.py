@@ -179,3 +179,48 @@ def test_gemma4_dense_reads_no_experts(tmp_path: Path) -> None:
     text["num_experts"] = 128
     with pytest.raises(InputError, match=r"text_config\.num_experts is set, but enable_moe_block is not"):
         load_hf_config(_write(tmp_path, raw))
+
+
+def test_nemotron_3_nano_counts_its_expert_blocks() -> None:
+    model = load_hf_config(HF / "nemotron-3-nano-30b-a3b" / "config.json")
+    # hybrid_override_pattern: 23 Mamba-2 (M), 6 attention (*), 23 MoE (E) blocks; counted as
+    # 29 mixer layers with 23 MLPs, every one of them experts.
+    assert (model.layers, model.mlp_layers, model.moe_dense_layers) == (29, 23, None)
+    assert (model.moe_experts, model.moe_active_experts, model.moe_shared_intermediate_size) == (128, 6, 3712)
+    # By hand: embeddings 2 x 131,072 x 2,688 = 704,643,072; Mamba-2 23 x 38,742,208 (in_proj
+    # 2,688 x 10,304, conv 6,144 x 4 and its bias, dt/A/D 3 x 64, norm 4,096, out_proj 4,096 x
+    # 2,688); attention 6 x 23,396,352; MoE 23 x (128 x 2 x 2,688 x 1,856 (relu2, not gated) +
+    # shared 2 x 2,688 x 3,712 + router 2,688 x 128); norms 59 x 2,688. Published: 30B total.
+    total = 704_643_072 + 23 * 38_742_208 + 6 * 23_396_352 + 23 * 1_297_465_344 + 59 * 2688
+    assert llm_shape.parameter_count_b(model) * 1e9 == total == 31_577_953_472
+    # Active: 6 of 128 experts and the shared one: about 3.6B with both embedding tables
+    # (jetson-ai-lab's page gives 3.5B active).
+    assert llm_shape.active_parameter_count_b(model) == pytest.approx(3.58, abs=0.01)
+    assert llm_shape.kv_cache_values_per_token(model) == 6 * 2 * 2 * 128
+
+
+def test_kimi_linear_counts_kda_mixers_and_mla() -> None:
+    model = load_hf_config(HF / "kimi-linear-48b-a3b-instruct" / "config.json")
+    # linear_attn_config: 20 KDA layers and 7 MLA; 256 experts of 1,024, 8 a token, one shared
+    # (num_shared_experts), the first layer dense (first_k_dense_replace 1).
+    assert (model.linear_attention_layers, model.moe_active_experts, model.moe_shared_experts) == (20, 8, 1)
+    # A KDA mixer: q, k, v, o 4 x 2,304 x 4,096; gates 2 x (2,304 x 128 + 128 x 4,096); convs
+    # 3 x 4 x 4,096; b_proj 2,304 x 32; A_log 32; dt_bias 4,096; norm 128.
+    projections = 4 * 2304 * 4096 + 2 * (2304 * 128 + 128 * 4096) + 3 * 4 * 4096 + 2304 * 32
+    assert model.linear_mixer_params == projections + 32 + 4096 + 128 == 39_514_272
+    # The checkpoint's tensors sum to 49,122,681,728 (SOURCES.md): within 0.0001%.
+    assert llm_shape.parameter_count_b(model) * 1e9 == pytest.approx(49_122_681_728, rel=1e-6)
+    # State per sequence and KDA layer: 32 heads of 128 x 128 and three convolutions' last 3
+    # inputs; only the 7 MLA layers grow, by 512 + 64 values a token.
+    assert model.linear_state_values == 32 * 128 * 128 + 3 * 4096 * 3
+    assert llm_shape.kv_cache_values_per_token(model) == 7 * 576
+
+
+def test_kimi_linear_layer_lists_must_cover_every_layer(tmp_path: Path) -> None:
+    raw = json.loads((HF / "kimi-linear-48b-a3b-instruct" / "config.json").read_text())
+    raw["linear_attn_config"]["kda_layers"] = raw["linear_attn_config"]["kda_layers"][:-1]
+    with pytest.raises(InputError, match=r"linear_attn_config\.kda_layers and full_attn_layers must name each"):
+        load_hf_config(_write(tmp_path, raw))
+    raw["linear_attn_config"]["kda_layers"] = [0, "x"]
+    with pytest.raises(InputError, match="kda_layers must list distinct layer numbers from 1 to 27"):
+        load_hf_config(_write(tmp_path, raw))

@@ -141,8 +141,9 @@ def _tensor_groups(model: LlmModel, *, active: bool) -> TensorGroups:
         experts = (model.moe_active_experts or 0) if active else model.moe_experts
         width = model.moe_intermediate_size or model.intermediate_size
         shared_width = model.moe_shared_intermediate_size or width
-        routed = float((model.layers - dense) * experts * width * h)
-        shared = float((model.layers - dense) * (model.moe_shared_experts or 0) * shared_width * h)
+        moe_layers = llm_shape.moe_layer_count(model)
+        routed = float(moe_layers * experts * width * h)
+        shared = float(moe_layers * (model.moe_shared_experts or 0) * shared_width * h)
         ffn_down = float(dense * model.intermediate_size * h) + routed + shared
     gate_up = ffn_down * (2 if model.mlp_gated else 1)
     other = max(body - attn_q - attn_k - attn_v - attn_output - ffn_down - gate_up, 0.0)

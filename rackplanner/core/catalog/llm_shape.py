@@ -81,10 +81,11 @@ def _layer_counts(model: LlmModel) -> tuple[int, int]:
     """(layers with a dense MLP, MoE layers)."""
     if model.mlp_widths is not None:
         return len(model.mlp_widths), 0
+    mlps = model.mlp_layers or model.layers
     if model.moe_experts is None:
-        return model.mlp_layers or model.layers, 0
+        return mlps, 0
     dense = model.moe_dense_layers or 0
-    return dense, model.layers - dense
+    return dense, mlps - dense
 
 
 def _moe_layer_params(model: LlmModel, experts_counted: int) -> int:

@@ -141,7 +141,7 @@ def _model_data(
     )
     if experts is None:
         _refuse_unread_experts(text)
-    active = text.opt_int("num_experts_per_tok", "experts_per_token") if experts else None
+    active = text.opt_int("num_experts_per_tok", "experts_per_token", "num_experts_per_token") if experts else None
     if experts is not None and active is None:
         raise text.error(
             "num_experts_per_tok", "is needed: a mixture-of-experts config names how many experts a token uses"
@@ -299,8 +299,9 @@ def _moe(
         dense = layers - len(moe_layers)
     if dense_override is not None:
         dense = dense_override
-    shared = text.count_or_none("n_shared_experts")
-    shared_width = text.opt_int("shared_expert_intermediate_size")
+    # Kimi Linear and Bailing say num_shared_experts.
+    shared = text.count_or_none("n_shared_experts") or text.count_or_none("num_shared_experts")
+    shared_width = text.opt_int("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size")
     if shared_width and not shared:
         shared = 1  # Qwen2-MoE / Qwen3-Next: one shared expert of its own width
     if model_type == "llama4_text" and not shared:

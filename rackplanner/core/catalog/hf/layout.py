@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from rackplanner.core.catalog.hf import dialects, nas
+from rackplanner.core.catalog.hf import dialects, kimi_linear, nas
 from rackplanner.core.catalog.hf.values import ConfigValues
 
 # Model types whose transformers config class ties the LM head to the embedding table
@@ -300,15 +300,19 @@ def _offset(cfg: ConfigValues, key: str, default: int) -> int:
 
 def _nemotron_h(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
     """Nemotron-H: one block kind per character of hybrid_override_pattern, M a Mamba-2
-    mixer, * attention, - an MLP. Counted as (mixers) layers, MLPs in as many of them."""
+    mixer, * attention, - an MLP, E a mixture-of-experts MLP (Nemotron 3). Counted as
+    (mixers) layers, MLPs in as many of them, the dense ones first."""
     pattern = cfg.string("hybrid_override_pattern") or ""
-    if len(pattern) != layers or set(pattern) - set("M*-"):
-        raise cfg.error("hybrid_override_pattern", f"must have one of M, * or - per layer ({layers} layers)")
-    mamba, mlps = pattern.count("M"), pattern.count("-")
+    if len(pattern) != layers or set(pattern) - set("M*-E"):
+        raise cfg.error("hybrid_override_pattern", f"must have one of M, *, - or E per layer ({layers} layers)")
+    mamba, dense, moe = pattern.count("M"), pattern.count("-"), pattern.count("E")
     keys = ("mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "use_conv_bias")
     layout = _mamba2_layout(cfg, hidden, keys, mamba)
-    layout.mixer_layers, layout.mlp_layers = mamba + pattern.count("*"), mlps
-    layout.notes = [f"{layers} blocks: {mamba} Mamba-2, {pattern.count('*')} attention, {mlps} MLP"]
+    layout.mixer_layers, layout.mlp_layers = mamba + pattern.count("*"), dense + moe
+    if moe:
+        layout.dense_layers_override = dense
+    kinds = f"{dense} MLP" + (f", {moe} mixture-of-experts" if moe else "")
+    layout.notes = [f"{layers} blocks: {mamba} Mamba-2, {pattern.count('*')} attention, {kinds}"]
     return layout
 
 
@@ -410,7 +414,19 @@ def _nemotron_nas(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
     )
 
 
+def _kimi_linear(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
+    """Kimi Linear: KDA layers with a fixed state, MLA in the rest (hf/kimi_linear.py)."""
+    kda = kimi_linear.kda_layers(cfg, layers, hidden)
+    return Layout(
+        linear_layers=kda.layers,
+        linear_mixer_params=kda.mixer_params,
+        linear_state_values=kda.state_values,
+        notes=[f"linear_attn_config: {kda.layers} Kimi Delta Attention layers, {layers - kda.layers} MLA"],
+    )
+
+
 _OWN_LAYOUTS: dict[str, Callable[[ConfigValues, int, int], Layout]] = {
+    **dict.fromkeys(kimi_linear.MODEL_TYPES, _kimi_linear),
     **dict.fromkeys(nas.MODEL_TYPES, _nemotron_nas),
     "jamba": _jamba,
     "nemotron_h": _nemotron_h,

@@ -59,7 +59,8 @@ class LlmModel(Part):
     linear_attention_layers: int | None = Field(default=None, ge=1, le=10_000)
     linear_mixer_params: int | None = Field(default=None, ge=1, le=10**12)
     linear_state_values: int | None = Field(default=None, ge=1, le=10**11)
-    # Layers that have an MLP, when some hybrid blocks are mixer-only (Nemotron-H).
+    # Layers that have an MLP (dense or experts), when some hybrid blocks are mixer-only
+    # (Nemotron-H); of a MoE model's, the first moe_dense_layers are dense.
     mlp_layers: int | None = Field(default=None, ge=1, le=10_000)
     # A layer-wise architecture search's result (Nemotron NAS, DeciLM's block_configs): the
     # MLP width of each layer that has one when they differ (intermediate_size is then the
@@ -103,10 +104,9 @@ class LlmModel(Part):
         experts, active = self.moe_experts, self.moe_active_experts
         if experts is not None and active is not None and active > experts:
             raise ValueError(f"moe_active_experts {active} is more than the {experts} experts there are")
-        if self.moe_dense_layers is not None and self.moe_dense_layers >= self.layers:
-            raise ValueError(
-                f"moe_dense_layers {self.moe_dense_layers} leaves no MoE layer of the {self.layers} layers"
-            )
+        mlps = self.mlp_layers or self.layers
+        if self.moe_dense_layers is not None and self.moe_dense_layers >= mlps:
+            raise ValueError(f"moe_dense_layers {self.moe_dense_layers} leaves no MoE layer of the {mlps} MLP layers")
         if self.active_params_b is not None and self.active_params_b > self.params_b:
             raise ValueError(f"active_params_b {self.active_params_b:g} is more than params_b {self.params_b:g}")
         if self.sliding_window_layers is not None and self.sliding_window is None:
@@ -121,8 +121,8 @@ class LlmModel(Part):
                 f" are more than the {self.layers} layers"
             )
         self._check_layer_widths()
-        if self.mlp_layers is not None and (self.mlp_layers > self.layers or self.moe_experts is not None):
-            raise ValueError(f"mlp_layers {self.mlp_layers} must be at most the {self.layers} layers of a dense model")
+        if self.mlp_layers is not None and self.mlp_layers > self.layers:
+            raise ValueError(f"mlp_layers {self.mlp_layers} must be at most the {self.layers} layers")
         if linear and self.linear_mixer_params is None:
             raise ValueError("linear_attention_layers needs linear_mixer_params")
         sparse = (self.sparse_attention_top_k, self.indexer_heads, self.indexer_head_dim)
