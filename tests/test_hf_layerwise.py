@@ -224,3 +224,36 @@ def test_kimi_linear_layer_lists_must_cover_every_layer(tmp_path: Path) -> None:
     raw["linear_attn_config"]["kda_layers"] = [0, "x"]
     with pytest.raises(InputError, match="kda_layers must list distinct layer numbers from 1 to 27"):
         load_hf_config(_write(tmp_path, raw))
+
+
+def test_mimo_v2_sliding_and_full_layers_have_their_own_heads(tmp_path: Path) -> None:
+    path = HF / "mimo-v2.5" / "config.json"
+    model = load_hf_config(path)
+    # hybrid_layer_pattern: 39 sliding-window layers (8 KV heads of 192, swa_*) and 9 full
+    # ones (4 KV heads of 192); values 128 wide in both (v_head_dim).
+    assert (model.sliding_window_layers, model.sliding_window) == (39, 128)
+    assert (model.kv_heads, model.full_attention_kv_heads, model.attention_value_dim) == (8, 4, 128)
+    # A full layer: q 4,096 x 64 x 192, k 4,096 x 4 x 192, v 4,096 x 4 x 128, o 64 x 128 x 4,096.
+    full_layer = 4096 * (64 * 192 + 4 * 192 + 4 * 128 + 64 * 128)
+    sliding_layer = 4096 * (64 * 192 + 8 * 192 + 8 * 128 + 64 * 128)
+    assert model.moe_dense_layers == 1  # moe_layer_freq: 0 for layer 0 only
+    # Layer 0's MLP 3 x 4,096 x 16,384; 47 MoE layers of 256 experts 3 x 4,096 x 2,048 and a
+    # router 4,096 x 256; embeddings 2 x 152,576 x 4,096; norms 97 x 4,096.
+    mlps = 3 * 4096 * 16_384 + 47 * (256 * 3 * 4096 * 2048 + 4096 * 256)
+    by_hand = 9 * full_layer + 39 * sliding_layer + mlps + 2 * 152_576 * 4096 + 97 * 4096
+    assert llm_shape.text_parameter_count_b(model) * 1e9 == by_hand
+    # The same text stack as MiMo-V2-Flash: 309B total, 15B active (SOURCES.md).
+    assert llm_shape.text_parameter_count_b(model) == pytest.approx(309, rel=0.01)
+    assert llm_shape.active_parameter_count_b(model) == pytest.approx(15, rel=0.05)
+    # Each further token adds a key of 192 and a value of 128 per KV head in the 9 full layers.
+    assert llm_shape.kv_cache_values_per_token(model) == 9 * 4 * (192 + 128)
+    assert llm_shape.kv_cache_values(model, 32_768) == 9 * 4 * 320 * 32_768 + 39 * 8 * 320 * 128
+    assert "audio_config describes an encoder not read here" in (model.notes or "")
+    raw = json.loads(path.read_text())
+    raw["hybrid_layer_pattern"] = raw["hybrid_layer_pattern"][:-1]
+    with pytest.raises(InputError, match="hybrid_layer_pattern must give 0 or 1 for each of the 48 layers"):
+        load_hf_config(_write(tmp_path, raw))
+    raw = json.loads(path.read_text())
+    raw["swa_v_head_dim"] = 192
+    with pytest.raises(InputError, match="swa_v_head_dim differs from v_head_dim"):
+        load_hf_config(_write(tmp_path, raw))

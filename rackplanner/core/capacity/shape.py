@@ -128,11 +128,13 @@ def _tensor_groups(model: LlmModel, *, active: bool) -> TensorGroups:
         q_width = 2 if model.attention_output_gate else 1
         for layers, full in zip(llm_shape.attention_layer_kinds(model), (True, False), strict=True):
             kv_heads, head_dim = llm_shape.attention_dims(model, full=full)
-            q_size, kv_size = model.attention_heads * head_dim, kv_heads * head_dim
-            attn_q += float(layers * h * q_size * q_width)
-            attn_k += float(layers * h * kv_size)
-            attn_v += 0.0 if full and model.full_attention_values_from_keys else float(layers * h * kv_size)
-            attn_output += float(layers * q_size * h)
+            value_dim = model.attention_value_dim or head_dim
+            attn_q += float(layers * h * model.attention_heads * head_dim * q_width)
+            attn_k += float(layers * h * kv_heads * head_dim)
+            attn_v += (
+                0.0 if full and model.full_attention_values_from_keys else float(layers * h * kv_heads * value_dim)
+            )
+            attn_output += float(layers * model.attention_heads * value_dim * h)
     routed = 0.0
     if model.moe_experts is None:
         ffn_down = float(llm_shape.dense_mlp_width_sum(model) * h)

@@ -44,9 +44,11 @@ def _attention_params(model: LlmModel, *, full: bool = True) -> int:
     hidden, heads = model.hidden_size, model.attention_heads
     if model.kv_lora_rank is None:
         kv_heads, head_dim = attention_dims(model, full=full)
-        q_and_o = (3 if model.attention_output_gate else 2) * hidden * heads * head_dim
-        values = 0 if full and model.full_attention_values_from_keys else 1
-        return q_and_o + (1 + values) * hidden * kv_heads * head_dim
+        value_dim = model.attention_value_dim or head_dim
+        # q (and the output gate beside it, Qwen3-Next), k; v unless the keys serve as values; o.
+        q_and_k = ((2 if model.attention_output_gate else 1) * heads + kv_heads) * head_dim
+        values = 0 if full and model.full_attention_values_from_keys else kv_heads * value_dim
+        return hidden * (q_and_k + values + heads * value_dim)
     # Latent attention: the validator guarantees the three MLA fields come together.
     assert model.qk_rope_head_dim is not None and model.v_head_dim is not None
     qk_nope = model.head_dim - model.qk_rope_head_dim
@@ -233,8 +235,14 @@ def attention_score_flops(model: LlmModel, context: int, *, prompt: bool = False
     """FLOPs of QK^T and AV for one token (decoded at ``context``, or the mean of a prompt
     that long): 4 x heads x head width per attended token, each layer kind at its width."""
     full_tokens, window_tokens = attended_tokens_by_kind(model, context, prompt=prompt)
-    full_width = attention_dims(model)[1] if model.kv_lora_rank is None else model.head_dim
-    return 4 * model.attention_heads * (full_width * full_tokens + model.head_dim * window_tokens)
+    if model.kv_lora_rank is not None:
+        return 4 * model.attention_heads * model.head_dim * (full_tokens + window_tokens)
+    value_dim = model.attention_value_dim
+    full_width, window_width = attention_dims(model)[1], model.head_dim
+    # QK^T at the key width, AV at the value width: 2 FLOPs a multiply-add each.
+    full = (full_width + (value_dim or full_width)) * full_tokens
+    window = (window_width + (value_dim or window_width)) * window_tokens
+    return 2 * model.attention_heads * (full + window)
 
 
 def _mean_in_window(context: int, size: int) -> float:
@@ -257,7 +265,7 @@ def _attended_values_per_layer_token(model: LlmModel, *, full: bool = True) -> i
         assert model.qk_rope_head_dim is not None
         return model.kv_lora_rank + model.qk_rope_head_dim
     kv_heads, head_dim = attention_dims(model, full=full)
-    return 2 * kv_heads * head_dim
+    return kv_heads * (head_dim + (model.attention_value_dim or head_dim))
 
 
 def kv_values_per_layer_token(model: LlmModel, *, full: bool = True) -> int:

@@ -172,6 +172,8 @@ def _model_data(
         notes.append(f"the cross-attention cache is counted for one image of {image_tokens:,} tokens")
     if vision is not None:
         notes.extend(_fill_defaults(vision, top.string("model_type") or model_type, towers.VISION_DEFAULTS))
+    if audio is not None and not towers.whisper_like(audio):
+        notes.append("audio_config describes an encoder not read here: its weights are left out of the total")
     notes.extend(
         f"{key} names an encoder whose weights are not counted here, so the total leaves it out"
         for key in _UNCOUNTED_ENCODERS
@@ -215,11 +217,11 @@ def _model_data(
         "attention_free_layers": layout.attention_free_layers,
         "mlp_widths": layout.mlp_widths,
         "linear_replacement_params": layout.linear_replacement_params,
-        **_full_attention_dims(text),
+        **_full_attention_dims(text, model_type, mla is not None),
         "attention_output_gate": layout.attention_output_gate,
         "mtp_layers": extras.mtp_layers(text),
         "vision_params": towers.vision_params(vision, hidden, top) if vision else None,
-        "audio_params": towers.audio_params(audio, hidden, top) if audio else None,
+        "audio_params": towers.audio_params(audio, hidden, top) if audio and towers.whisper_like(audio) else None,
         "shipped_format": extras.shipped_format(quant) if quant else None,
         "notes": "; ".join(notes) or None,
     }
@@ -239,15 +241,18 @@ def _model_data(
     return data
 
 
-def _full_attention_dims(text: ConfigValues) -> dict[str, Any]:
-    """Gemma 4's full-attention layers: their own head width (global_head_dim) and, when
-    their values reuse the key projection (attention_k_eq_v), their own KV heads
-    (num_global_key_value_heads), as Gemma4TextAttention builds them."""
+def _full_attention_dims(text: ConfigValues, model_type: str, mla: bool) -> dict[str, Any]:
+    """Full-attention layers shaped apart: their own head width (global_head_dim) and, when
+    their values reuse the key projection (Gemma 4's attention_k_eq_v) or the model type
+    says so (MiMo-V2), their own KV heads (num_global_key_value_heads); value heads of
+    v_head_dim where standard attention's differ from its key heads (MiMo-V2)."""
     shared = bool(text.flag("attention_k_eq_v"))
+    own_kv = shared or model_type in dialects.OWN_FULL_ATTENTION_TYPES
     return {
         "full_attention_head_dim": text.opt_int("global_head_dim"),
-        "full_attention_kv_heads": text.opt_int("num_global_key_value_heads") if shared else None,
+        "full_attention_kv_heads": text.opt_int("num_global_key_value_heads") if own_kv else None,
         "full_attention_values_from_keys": shared,
+        "attention_value_dim": None if mla else text.opt_int("v_head_dim"),
     }
 
 
@@ -294,6 +299,12 @@ def _moe(
     step = text.opt_int("decoder_sparse_step", "interleave_moe_layer_step")
     if step and step > 1:
         dense = layers - len([i for i in range(layers) if (i + 1) % step == 0])
+    if isinstance(text.data.get("moe_layer_freq"), list):
+        # MiMo-V2: one flag per layer, 1 for experts.
+        flags = text.data["moe_layer_freq"]
+        if len(flags) != layers or any(flag not in (0, 1) or isinstance(flag, bool) for flag in flags):
+            raise text.error("moe_layer_freq", f"must give 0 or 1 for each of the {layers} layers")
+        dense = flags.count(0)
     moe_layers = text.layer_indexes("moe_layers", layers)
     if moe_layers:
         dense = layers - len(moe_layers)

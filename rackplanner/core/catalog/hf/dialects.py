@@ -52,8 +52,14 @@ _GEMMA4_UNMODELLED = {
     "num_kv_shared_layers": "shares KV caches between layers, which is not modelled here",
 }
 
+# MiMo-V2: sliding-window layers with heads of their own (swa_*), beside full-attention ones.
+MIMO_V2_TYPES = frozenset({"mimo_v2", "mimo_v2_flash"})
+# Model types whose full-attention layers take num_global_key_value_heads whatever else
+# they set (Gemma 4's take it only with attention_k_eq_v).
+OWN_FULL_ATTENTION_TYPES = MIMO_V2_TYPES
+
 # The model types read by a rule here.
-MODEL_TYPES = frozenset({"dbrx", "granitemoehybrid", *_HUNYUAN_TYPES, *_ERNIE_TYPES, *_GEMMA4_TYPES})
+MODEL_TYPES = frozenset({"dbrx", "granitemoehybrid", *_HUNYUAN_TYPES, *_ERNIE_TYPES, *_GEMMA4_TYPES, *MIMO_V2_TYPES})
 
 # Keys of layouts not modelled here, and why: read as a standard decoder they would be sized
 # wrong with no sign of it, so they are refused. Nemotron NAS reads block_configs (hf/nas.py).
@@ -84,6 +90,8 @@ def normalize(values: ConfigValues, model_type: str) -> list[str]:
         return _granite(values)
     if model_type in _GEMMA4_TYPES:
         return _gemma4(values)
+    if model_type in MIMO_V2_TYPES:
+        return _mimo_v2(values)
     return []
 
 
@@ -180,3 +188,24 @@ def _gemma4(values: ConfigValues) -> list[str]:
     dense = values.integer("intermediate_size")
     values.put("shared_expert_intermediate_size", dense)
     return [f"Gemma 4 MoE block: the dense MLP ({dense:,} wide) beside the experts counted as a shared expert"]
+
+
+def _mimo_v2(values: ConfigValues) -> list[str]:
+    """MiMo-V2 (MiMoV2Attention): the sliding-window layers take swa_num_key_value_heads and
+    swa_head_dim, the full-attention ones num_key_value_heads and head_dim; both take
+    v_head_dim for their values. Rewritten so the sliding layers' settings are the usual
+    keys and the full layers' the global_* ones."""
+    if not values.has("swa_num_key_value_heads"):
+        return []
+    heads = values.integer("num_attention_heads")
+    if values.has("swa_num_attention_heads") and values.integer("swa_num_attention_heads") != heads:
+        raise values.error("swa_num_attention_heads", f"differs from num_attention_heads {heads}: not modelled here")
+    if values.has("swa_v_head_dim") and values.opt_int("swa_v_head_dim") != values.opt_int("v_head_dim"):
+        raise values.error("swa_v_head_dim", "differs from v_head_dim: not modelled here")
+    full_kv, full_width = values.integer("num_key_value_heads"), values.integer("head_dim")
+    values.put("num_global_key_value_heads", full_kv)
+    values.put("global_head_dim", full_width)
+    values.put("num_key_value_heads", values.integer("swa_num_key_value_heads"))
+    if values.has("swa_head_dim"):
+        values.put("head_dim", values.integer("swa_head_dim"))
+    return [f"full-attention layers: {full_kv} KV heads of {full_width}; sliding ones: the swa_* settings"]

@@ -425,7 +425,21 @@ def _kimi_linear(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
     )
 
 
+def _mimo_v2(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
+    """MiMo-V2: hybrid_layer_pattern gives each layer 1 for sliding-window attention, 0 for full."""
+    flags = cfg.data.get("hybrid_layer_pattern")
+    if (
+        not isinstance(flags, list)
+        or len(flags) != layers
+        or any(f not in (0, 1) or isinstance(f, bool) for f in flags)
+    ):
+        raise cfg.error("hybrid_layer_pattern", f"must give 0 or 1 for each of the {layers} layers")
+    sliding = flags.count(1)
+    return Layout(sliding_window=cfg.integer("sliding_window") if sliding else None, sliding_layers=sliding)
+
+
 _OWN_LAYOUTS: dict[str, Callable[[ConfigValues, int, int], Layout]] = {
+    **dict.fromkeys(dialects.MIMO_V2_TYPES, _mimo_v2),
     **dict.fromkeys(kimi_linear.MODEL_TYPES, _kimi_linear),
     **dict.fromkeys(nas.MODEL_TYPES, _nemotron_nas),
     "jamba": _jamba,

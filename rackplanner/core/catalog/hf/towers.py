@@ -72,6 +72,11 @@ def vision_params(vision: ConfigValues, text_hidden: int, top: ConfigValues | No
     return layers * per_layer + embed + 2 * h + projector
 
 
+def whisper_like(audio: ConfigValues) -> bool:
+    """Whether an audio_config describes a Whisper-style encoder ``audio_params`` reads."""
+    return any(audio.has(key) for key in ("hidden_size", "d_model"))
+
+
 def audio_params(audio: ConfigValues, text_hidden: int, top: ConfigValues) -> int:
     """Weights of a Whisper-style audio encoder (Voxtral's ``audio_config``) and its
     projector: two input convolutions over the mel bins, learned positions, blocks with

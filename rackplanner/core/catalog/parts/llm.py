@@ -74,6 +74,9 @@ class LlmModel(Part):
     full_attention_head_dim: int | None = Field(default=None, ge=1, le=100_000)
     full_attention_kv_heads: int | None = Field(default=None, ge=1, le=100_000)
     full_attention_values_from_keys: bool = False
+    # Standard attention whose value heads are narrower than its query and key heads
+    # (MiMo-V2: 192 and 128); latent attention has its own v_head_dim.
+    attention_value_dim: int | None = Field(default=None, ge=1, le=100_000)
     # q_proj also yields a per-channel output gate (Qwen3-Next), doubling its width.
     attention_output_gate: bool = False
     # Width of the always-on shared expert when it differs from a routed one (Qwen3-Next).
@@ -139,6 +142,8 @@ class LlmModel(Part):
                 f"full_attention_kv_heads {self.full_attention_kv_heads} does not divide"
                 f" attention_heads {self.attention_heads}"
             )
+        if self.attention_value_dim is not None and self.kv_lora_rank is not None:
+            raise ValueError("attention_value_dim is for standard attention; latent attention sets v_head_dim")
         if self.mlp_widths is None:
             return
         if self.moe_experts is not None or len(self.mlp_widths) > self.layers:
