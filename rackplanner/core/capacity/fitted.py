@@ -144,8 +144,10 @@ def step_overhead(cal: Calibration, runtime_id: str) -> float:
     return _by_runtime(cal.step_overhead_s, runtime_id) + own
 
 
-def moe_layer_overhead(cal: Calibration, runtime_id: str) -> float:
-    return _by_runtime(cal.moe_layer_s, runtime_id)
+def moe_layer_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
+    """The runtime class's fixed cost per MoE layer on this kind of device."""
+    rt = runtime_class(runtime_id)
+    return _first({ANY: 0.0, **cal.moe_layer_s}, [f"{rt}|{hw.kind}", rt, ANY])[0]
 
 
 def prefill_expert_overhead(cal: Calibration, hw: Hardware, runtime_id: str) -> float:
@@ -170,7 +172,7 @@ def fixed_pass_s(cal: Calibration, hw: Hardware, runtime_id: str, layers: int, m
     hand-overs of a layer split): a decode step pays it, and so does each prompt pass."""
     return (
         layer_overhead(cal, hw, runtime_id) * layers
-        + moe_layer_overhead(cal, runtime_id) * moe_layers
+        + moe_layer_overhead(cal, hw, runtime_id) * moe_layers
         + step_overhead(cal, runtime_id)
         + hops * hop_cost(cal, runtime_id)
     )
