@@ -257,3 +257,22 @@ def test_mimo_v2_sliding_and_full_layers_have_their_own_heads(tmp_path: Path) ->
     raw["swa_v_head_dim"] = 192
     with pytest.raises(InputError, match="swa_v_head_dim differs from v_head_dim"):
         load_hf_config(_write(tmp_path, raw))
+
+
+def test_absurd_block_configs_are_refused_by_entry(tmp_path: Path) -> None:
+    raw = json.loads(SUPER.read_text())
+    raw["block_configs"][7]["ffn"]["ffn_mult"] = 9999
+    with pytest.raises(InputError, match=r"block_configs\[7\]\.ffn\.ffn_mult makes an MLP 54,607,872 wide"):
+        load_hf_config(_write(tmp_path, raw))
+    raw = json.loads(SUPER.read_text())
+    for block in raw["block_configs"]:
+        block["attention"] = {"no_op": True}
+    with pytest.raises(InputError, match="block_configs drops attention in every layer"):
+        load_hf_config(_write(tmp_path, raw))
+
+
+def test_a_message_names_the_full_attention_keys(tmp_path: Path) -> None:
+    raw = json.loads(GEMMA4.read_text())
+    raw["text_config"]["num_global_key_value_heads"] = 3
+    with pytest.raises(InputError, match=r"text_config\.num_global_key_value_heads 3 does not divide"):
+        load_hf_config(_write(tmp_path, raw))

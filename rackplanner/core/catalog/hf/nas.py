@@ -28,13 +28,14 @@ MODEL_TYPES = frozenset({"nemotron-nas", "deci", "deci_lm"})
 # plain attention they would be sized and timed wrong with no sign of it.
 _UNMODELLED_ATTENTION = ("window_length", "num_sink_tokens", "sparsify")
 _MLP_ROUNDING = 256
+_MAX_MLP_WIDTH = 10_000_000  # LlmModel's bound on an MLP width
 
 
 @dataclass
 class NasBlocks:
     """What the search kept, layer by layer."""
 
-    kv_heads: int | None  # of every attention layer (None when no layer keeps attention)
+    kv_heads: int  # of every attention layer
     attention_layers: int
     attention_free_layers: int  # dropped or replaced by a linear map
     mlp_widths: list[int]  # of the layers that keep an MLP, in layer order
@@ -116,14 +117,19 @@ def read_blocks(cfg: ConfigValues, layers: int, hidden: int, heads: int) -> NasB
         if _switch(cfg, ffn, where, "replace_with_linear"):
             replaced += 1
             continue
-        widths.append(mlp_width(_number(cfg, ffn, where, "ffn_mult", whole=False), hidden))
+        width = mlp_width(_number(cfg, ffn, where, "ffn_mult", whole=False), hidden)
+        if width > _MAX_MLP_WIDTH:
+            raise cfg.error(f"{where}.ffn_mult", f"makes an MLP {width:,} wide, more than {_MAX_MLP_WIDTH:,}")
+        widths.append(width)
+    if not kv_heads:
+        raise cfg.error("block_configs", "drops attention in every layer: the model would attend to nothing")
     if len(kv_heads) > 1:
         raise cfg.error(
             "block_configs",
             f"gives attention layers different KV heads ({sorted(kv_heads)}), which is not modelled here",
         )
     return NasBlocks(
-        kv_heads=next(iter(kv_heads), None),
+        kv_heads=next(iter(kv_heads)),
         attention_layers=layers - free,
         attention_free_layers=free,
         mlp_widths=widths,

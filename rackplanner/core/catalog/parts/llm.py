@@ -123,6 +123,10 @@ class LlmModel(Part):
                 f"{windowed} sliding-window, {linear} linear-attention and {free} attention-free layers"
                 f" are more than the {self.layers} layers"
             )
+        if free and free == self.layers:
+            raise ValueError(
+                f"attention_free_layers {free} leaves none of the {self.layers} layers attending to the past"
+            )
         self._check_layer_widths()
         if self.mlp_layers is not None and self.mlp_layers > self.layers:
             raise ValueError(f"mlp_layers {self.mlp_layers} must be at most the {self.layers} layers")
