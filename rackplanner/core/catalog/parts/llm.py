@@ -109,7 +109,8 @@ class LlmModel(Part):
             raise ValueError(f"moe_active_experts {active} is more than the {experts} experts there are")
         mlps = self.mlp_layers or self.layers
         if self.moe_dense_layers is not None and self.moe_dense_layers >= mlps:
-            raise ValueError(f"moe_dense_layers {self.moe_dense_layers} leaves no MoE layer of the {mlps} MLP layers")
+            kind = "MLP layers" if self.mlp_layers is not None else "layers"
+            raise ValueError(f"moe_dense_layers {self.moe_dense_layers} leaves no MoE layer of the {mlps} {kind}")
         if self.active_params_b is not None and self.active_params_b > self.params_b:
             raise ValueError(f"active_params_b {self.active_params_b:g} is more than params_b {self.params_b:g}")
         if self.sliding_window_layers is not None and self.sliding_window is None:
