@@ -7,7 +7,10 @@ The counts follow the weight matrices of a decoder-only transformer as Hugging F
   them (``tie_word_embeddings``);
 - attention per layer: q ``hidden × heads × head_dim``, k and v ``hidden × kv_heads × head_dim``
   each, o ``heads × head_dim × hidden``; latent attention (DeepSeek MLA) uses its low-rank
-  projections instead;
+  projections instead; full-attention layers may have their own head width and KV heads
+  and reuse the keys as values (Gemma 4), and value heads may be narrower (MiMo-V2);
+- a layer-wise search's result (Nemotron NAS): layers without attention, each layer's own
+  MLP width, blocks replaced by one ``hidden × hidden`` map;
 - MLP per layer: ``3 × hidden × intermediate`` when gated (SwiGLU/GeGLU), ``2 ×`` otherwise;
   a mixture-of-experts layer holds ``experts`` such MLPs plus shared experts and a
   ``hidden × experts`` router;
@@ -34,7 +37,7 @@ def _mlp_params(model: LlmModel, width: int) -> int:
 
 def attention_dims(model: LlmModel, *, full: bool = True) -> tuple[int, int]:
     """(KV heads, head width) of the full-attention layers, or with ``full=False`` of the
-    sliding-window ones; they differ only where the model says so (Gemma 4)."""
+    sliding-window ones; they differ only where the model says so (Gemma 4, MiMo-V2)."""
     if full:
         return model.full_attention_kv_heads or model.kv_heads, model.full_attention_head_dim or model.head_dim
     return model.kv_heads, model.head_dim
@@ -233,7 +236,8 @@ def attended_tokens(model: LlmModel, context: int, *, prompt: bool = False) -> f
 
 def attention_score_flops(model: LlmModel, context: int, *, prompt: bool = False) -> float:
     """FLOPs of QK^T and AV for one token (decoded at ``context``, or the mean of a prompt
-    that long): 4 x heads x head width per attended token, each layer kind at its width."""
+    that long): 2 x heads x (key width + value width) per attended token, each layer kind
+    at its own widths."""
     full_tokens, window_tokens = attended_tokens_by_kind(model, context, prompt=prompt)
     if model.kv_lora_rank is not None:
         return 4 * model.attention_heads * model.head_dim * (full_tokens + window_tokens)

@@ -2,8 +2,9 @@
 
 Understands the Llama shape and those that share it (Mistral, Mixtral, Qwen2/Qwen3 and
 their MoE variants, Phi-3/4, Gemma 2/3, gpt-oss), DeepSeek-V2/V3 (latent attention, shared
-experts, leading dense layers, MTP modules), the hybrid Qwen3-Next and Jamba, and
-multimodal checkpoints whose text model sits in ``text_config``. The parameter count is
+experts, leading dense layers, MTP modules), the hybrid Qwen3-Next and Jamba, models whose
+layers differ (Nemotron NAS, Gemma 4, MiMo-V2, Kimi Linear), and multimodal checkpoints
+whose text model sits in ``text_config``. The parameter count is
 recomputed from the architecture (``core/catalog/llm_shape.py``); every value the file
 leaves to transformers' defaults is named in the model's notes.
 """
