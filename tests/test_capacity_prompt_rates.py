@@ -19,7 +19,7 @@ from rackplanner.core.capacity.fitted import Calibration, current, prefill_fit_k
 from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.hardware import Hardware, from_gpu, from_unified_system
 from rackplanner.core.capacity.runtime import get_runtime
-from rackplanner.core.capacity.speed import SpeedInputs, peak_tflops, prefill_tokens_per_s
+from rackplanner.core.capacity.speed import SpeedInputs, peak_tflops, prefill_tokens_per_s, prompt_flops_per_token
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
@@ -216,3 +216,18 @@ def test_the_request_cost_is_fitted_on_client_timed_prompts_only(calibration_cat
     # client's drag the cost below the 50 ms GPUStack's client measured beyond one H100's compute.
     assert as_if_client < 10e-3
     assert as_timed > 20e-3
+
+
+def test_a_prompt_computes_the_output_head_once(catalog: Catalog) -> None:
+    # llama.cpp (llama_batch_get_one), vLLM and TensorRT-LLM compute logits for a prompt's
+    # last token only, so the LM head's FLOPs are paid once per prompt, not per token.
+    model = catalog.get_as("llama-3.1-8b", LlmModel)
+    assert model is not None
+    s = SpeedInputs.build(model, get_format("bf16"), from_gpu(catalog, "h100-sxm"), get_runtime("vllm"))
+    head = 128_256 * 4096  # Llama 3.1 8B's untied LM head: vocabulary x hidden
+    assert s.head_params == head
+    attention = s.attention_flops(2048, prompt=True)
+    body = 2 * (s.active_params - head)
+    assert prompt_flops_per_token(s, 2048) == pytest.approx(body + 2 * head / 2048 + attention)
+    # The head is 6.5% of the active weights: counted per token, a prompt would be that much slower.
+    assert 0.06 < head / s.active_params < 0.07

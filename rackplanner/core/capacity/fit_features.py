@@ -12,7 +12,13 @@ from rackplanner.core.capacity.fitted import ANY, Calibration
 from rackplanner.core.capacity.formats import get_format, kv_element_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import get_runtime
-from rackplanner.core.capacity.speed import SpeedInputs, allreduce_count, allreduce_s, on_fp8_peak
+from rackplanner.core.capacity.speed import (
+    SpeedInputs,
+    allreduce_count,
+    allreduce_s,
+    on_fp8_peak,
+    prompt_flops_per_token,
+)
 from rackplanner.core.catalog.llm_shape import moe_layer_count
 from rackplanner.core.catalog.loading import Catalog
 
@@ -82,7 +88,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         else:
             if s.flops_per_s == float("inf"):
                 continue
-            at_peak = (2 * s.active_params + s.attention_flops(point.context, prompt=True)) / s.flops_per_s
+            at_peak = prompt_flops_per_token(s, point.context) / s.flops_per_s
             seconds, per = 1 / point.value, chunk
             allreduce = allreduce_s(s, per) / per
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0

@@ -27,7 +27,7 @@ from rackplanner.core.capacity.fitted import (
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import LLAMA_CPP_UBATCH, Runtime, tensor_parallel_degree
-from rackplanner.core.capacity.shape import active_params
+from rackplanner.core.capacity.shape import active_params, tensor_groups
 from rackplanner.core.catalog.llm_shape import (
     attention_score_flops,
     indexer_scanned_tokens,
@@ -80,6 +80,8 @@ class SpeedInputs:
     active_bytes: float
     held_bytes: float
     active_params: float
+    # The output head's share of active_params: a prompt computes logits for its last token only.
+    head_params: float
     kv_value_bytes: float
     offload_fraction: float
     tp: int
@@ -139,6 +141,7 @@ class SpeedInputs:
             active_bytes=active_weight_bytes(model, fmt),
             held_bytes=weight_bytes(model, fmt) - embd,
             active_params=active_params(model),
+            head_params=tensor_groups(model, active=True).output,
             kv_value_bytes=kv_bytes,
             offload_fraction=offload_fraction,
             tp=tp,
@@ -237,9 +240,16 @@ def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
     return batch / decode_step_s(s, batch, context)
 
 
+def prompt_flops_per_token(s: SpeedInputs, prompt: int) -> float:
+    """FLOPs per prompt token: every layer's weights and attention, the output head once
+    per prompt (llama.cpp, vLLM and TensorRT-LLM compute the last token's logits only)."""
+    body = s.active_params - s.head_params
+    return 2 * body + 2 * s.head_params / max(prompt, 1) + s.attention_flops(prompt, prompt=True)
+
+
 def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     """Prompt tokens per second for a prompt of ``prompt`` tokens (compute-bound)."""
-    flops_per_token = 2 * s.active_params + s.attention_flops(prompt, prompt=True)
+    flops_per_token = prompt_flops_per_token(s, prompt)
     ubatch = min(prompt, s.prefill_chunk_tokens)
     # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
     mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s
