@@ -221,7 +221,7 @@ def _model_data(
         "attention_free_layers": layout.attention_free_layers,
         "mlp_widths": layout.mlp_widths,
         "linear_replacement_params": layout.linear_replacement_params,
-        **_full_attention_dims(text, model_type, mla is not None),
+        **_full_attention_dims(text, mla is not None),
         "attention_output_gate": layout.attention_output_gate,
         "mtp_layers": extras.mtp_layers(text),
         "vision_params": towers.vision_params(vision, hidden, top) if vision else None,
@@ -245,17 +245,15 @@ def _model_data(
     return data
 
 
-def _full_attention_dims(text: ConfigValues, model_type: str, mla: bool) -> dict[str, Any]:
-    """Full-attention layers shaped apart: their own head width (global_head_dim) and, when
-    their values reuse the key projection (Gemma 4's attention_k_eq_v) or the model type
-    says so (MiMo-V2), their own KV heads (num_global_key_value_heads); value heads of
-    v_head_dim where standard attention's differ from its key heads (MiMo-V2)."""
-    shared = bool(text.flag("attention_k_eq_v"))
-    own_kv = shared or model_type in dialects.OWN_FULL_ATTENTION_TYPES
+def _full_attention_dims(text: ConfigValues, mla: bool) -> dict[str, Any]:
+    """Full-attention layers shaped apart (the dialects put each model's settings under these
+    keys): their own head width (global_head_dim) and KV heads (num_global_key_value_heads),
+    values from the keys' projection (attention_k_eq_v); value heads of v_head_dim where
+    standard attention's differ from its key heads (MiMo-V2)."""
     return {
         "full_attention_head_dim": text.opt_int("global_head_dim"),
-        "full_attention_kv_heads": text.opt_int("num_global_key_value_heads") if own_kv else None,
-        "full_attention_values_from_keys": shared,
+        "full_attention_kv_heads": text.opt_int("num_global_key_value_heads"),
+        "full_attention_values_from_keys": bool(text.flag("attention_k_eq_v")),
         "attention_value_dim": None if mla else text.opt_int("v_head_dim"),
     }
 
@@ -304,11 +302,7 @@ def _moe(
     if step and step > 1:
         dense = layers - len([i for i in range(layers) if (i + 1) % step == 0])
     if isinstance(text.data.get("moe_layer_freq"), list):
-        # MiMo-V2: one flag per layer, 1 for experts.
-        flags = text.data["moe_layer_freq"]
-        if len(flags) != layers or any(flag not in (0, 1) or isinstance(flag, bool) for flag in flags):
-            raise text.error("moe_layer_freq", f"must give 0 or 1 for each of the {layers} layers")
-        dense = flags.count(0)
+        dense = text.layer_flags("moe_layer_freq", layers).count(0)  # MiMo-V2: 1 for experts
     moe_layers = text.layer_indexes("moe_layers", layers)
     if moe_layers:
         dense = layers - len(moe_layers)

@@ -12,6 +12,8 @@ the file already has is kept.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rackplanner.core.catalog.hf import nas
 from rackplanner.core.catalog.hf.values import ConfigValues
 from rackplanner.core.errors import show_value
@@ -54,12 +56,7 @@ _GEMMA4_UNMODELLED = {
 
 # MiMo-V2: sliding-window layers with heads of their own (swa_*), beside full-attention ones.
 MIMO_V2_TYPES = frozenset({"mimo_v2", "mimo_v2_flash"})
-# Model types whose full-attention layers take num_global_key_value_heads whatever else
-# they set (Gemma 4's take it only with attention_k_eq_v).
-OWN_FULL_ATTENTION_TYPES = MIMO_V2_TYPES
 
-# The model types read by a rule here.
-MODEL_TYPES = frozenset({"dbrx", "granitemoehybrid", *_HUNYUAN_TYPES, *_ERNIE_TYPES, *_GEMMA4_TYPES, *MIMO_V2_TYPES})
 
 # Keys of layouts not modelled here, and why: read as a standard decoder they would be sized
 # wrong with no sign of it, so they are refused. Nemotron NAS reads block_configs (hf/nas.py).
@@ -80,19 +77,8 @@ def normalize(values: ConfigValues, model_type: str) -> list[str]:
     for key, why in unmodelled.items():
         if values.data.get(key) not in (None, False, 0, []):
             raise values.error(key, why)
-    if model_type == "dbrx":
-        return _dbrx(values)
-    if model_type in _HUNYUAN_TYPES:
-        return _hunyuan(values)
-    if model_type in _ERNIE_TYPES:
-        return _ernie(values)
-    if model_type == "granitemoehybrid":
-        return _granite(values)
-    if model_type in _GEMMA4_TYPES:
-        return _gemma4(values)
-    if model_type in MIMO_V2_TYPES:
-        return _mimo_v2(values)
-    return []
+    dialect = _DIALECTS.get(model_type)
+    return dialect(values) if dialect else []
 
 
 def _dbrx(values: ConfigValues) -> list[str]:
@@ -173,7 +159,11 @@ def _granite(values: ConfigValues) -> list[str]:
 def _gemma4(values: ConfigValues) -> list[str]:
     """Gemma 4's MoE layers (Gemma4TextDecoderLayer with enable_moe_block) run the dense MLP
     (intermediate_size) beside the routed experts, so it is counted as one shared expert;
-    experts per token are ``top_k_experts``. Without the MoE block, the expert keys are unused."""
+    experts per token are ``top_k_experts``. Without the MoE block, the expert keys are unused.
+    Its full-attention layers take num_global_key_value_heads only when their values are
+    their keys (attention_k_eq_v); otherwise they keep num_key_value_heads."""
+    if values.has("num_global_key_value_heads") and not values.flag("attention_k_eq_v"):
+        values.put("num_global_key_value_heads", values.opt_int("num_key_value_heads"))
     if not values.flag("enable_moe_block"):
         for key in ("num_experts", "top_k_experts"):
             if values.data.get(key):
@@ -209,3 +199,15 @@ def _mimo_v2(values: ConfigValues) -> list[str]:
     if values.has("swa_head_dim"):
         values.put("head_dim", values.integer("swa_head_dim"))
     return [f"full-attention layers: {full_kv} KV heads of {full_width}; sliding ones: the swa_* settings"]
+
+
+_DIALECTS: dict[str, Callable[[ConfigValues], list[str]]] = {
+    "dbrx": _dbrx,
+    "granitemoehybrid": _granite,
+    **dict.fromkeys(_HUNYUAN_TYPES, _hunyuan),
+    **dict.fromkeys(_ERNIE_TYPES, _ernie),
+    **dict.fromkeys(_GEMMA4_TYPES, _gemma4),
+    **dict.fromkeys(MIMO_V2_TYPES, _mimo_v2),
+}
+# The model types read by a rule here.
+MODEL_TYPES = frozenset(_DIALECTS)

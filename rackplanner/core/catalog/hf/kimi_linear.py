@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rackplanner.core.catalog.hf.values import ConfigValues
-from rackplanner.core.errors import show_value
 
 MODEL_TYPES = frozenset({"kimi_linear"})
 
@@ -28,11 +27,9 @@ class KdaLayers:
 
 
 def _layer_numbers(cfg: ConfigValues, key: str, layers: int) -> set[int]:
-    value = cfg.data.get(key)
-    numbers = value if isinstance(value, list) else []
-    whole = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in numbers)
-    if not whole or len(set(numbers)) != len(numbers) or any(not 1 <= v <= layers for v in numbers):
-        raise cfg.error(key, f"must list distinct layer numbers from 1 to {layers} (found {show_value(value, 40)})")
+    numbers = cfg.layer_indexes(key, layers, first=1)
+    if numbers is None:
+        raise cfg.error(key, f"is needed: it names layers from 1 to {layers}")
     return set(numbers)
 
 

@@ -79,17 +79,27 @@ class ConfigValues:
             raise self.error(key, f"must be an object of settings (found {show_value(value, 40)})")
         return ConfigValues(value, self.path, f"{self.key(key)}.")
 
-    def layer_indexes(self, key: str, layers: int) -> list[int] | None:
-        """A list of distinct layer numbers below ``layers`` (moe_layers, mlp_only_layers)."""
+    def layer_indexes(self, key: str, layers: int, *, first: int = 0) -> list[int] | None:
+        """A list of distinct layer numbers of ``layers`` layers numbered from ``first``
+        (moe_layers, mlp_only_layers; Kimi Linear's kda_layers count from 1)."""
         value = self.data.get(key)
         if value is None:
             return None
         ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        if not ok or len(set(value)) != len(value) or any(not 0 <= v < layers for v in value):
+        last = first + layers - 1
+        if not ok or len(set(value)) != len(value) or any(not first <= v <= last for v in value):
             raise self.error(
-                key, f"must list distinct layer numbers from 0 to {layers - 1} (found {show_value(value, 40)})"
+                key, f"must list distinct layer numbers from {first} to {last} (found {show_value(value, 40)})"
             )
         return value
+
+    def layer_flags(self, key: str, layers: int) -> list[int]:
+        """One 0 or 1 per layer (MiMo-V2's hybrid_layer_pattern and moe_layer_freq)."""
+        value = self.data.get(key)
+        flags = value if isinstance(value, list) else []
+        if len(flags) != layers or any(flag not in (0, 1) or isinstance(flag, bool) for flag in flags):
+            raise self.error(key, f"must give 0 or 1 for each of the {layers} layers")
+        return flags
 
     def str_list(self, key: str) -> list[str] | None:
         value = self.data.get(key)
