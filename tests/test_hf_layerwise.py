@@ -79,7 +79,7 @@ def test_a_replaced_block_is_one_square_map(tmp_path: Path) -> None:
         (lambda raw: raw["block_configs"].__setitem__(3, "x"), r"block_configs\[3\].attention must be an object"),
         (
             lambda raw: raw["block_configs"][0]["attention"].update(n_heads_in_group=0),
-            r"block_configs\[0\].attention.n_heads_in_group must be a positive number \(found 0\)",
+            r"block_configs\[0\].attention.n_heads_in_group must be a positive whole number \(found 0\)",
         ),
         (
             lambda raw: raw["block_configs"][0]["attention"].update(n_heads_in_group=7),

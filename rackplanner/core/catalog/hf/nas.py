@@ -29,6 +29,7 @@ MODEL_TYPES = frozenset({"nemotron-nas", "deci", "deci_lm"})
 _UNMODELLED_ATTENTION = ("window_length", "num_sink_tokens", "sparsify")
 _MLP_ROUNDING = 256
 _MAX_MLP_WIDTH = 10_000_000  # LlmModel's bound on an MLP width
+_MAX_FFN_MULT = 10_000
 
 
 @dataclass
@@ -59,29 +60,15 @@ def mlp_width(ffn_mult: float, hidden: int) -> int:
     return math.ceil(width / _MLP_ROUNDING) * _MLP_ROUNDING
 
 
-def _block_part(cfg: ConfigValues, blocks: list[Any], index: int, part: str) -> dict[str, Any]:
-    entry = blocks[index]
-    value = entry.get(part) if isinstance(entry, dict) else None
-    if not isinstance(value, dict):
-        raise cfg.error(f"block_configs[{index}].{part}", f"must be an object (found {show_value(value, 40)})")
-    return value
-
-
-def _switch(cfg: ConfigValues, block: dict[str, Any], where: str, key: str) -> bool:
-    value = block.get(key, False)
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise cfg.error(f"{where}.{key}", f"must be true or false (found {show_value(value, 20)})")
-    return value
-
-
-def _number(cfg: ConfigValues, block: dict[str, Any], where: str, key: str, *, whole: bool) -> float:
-    value = block.get(key)
-    kinds = (int,) if whole else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value <= 10_000:
-        raise cfg.error(f"{where}.{key}", f"must be a positive number (found {show_value(value, 20)})")
-    return value
+def _block_part(cfg: ConfigValues, blocks: list[Any], index: int, part: str) -> ConfigValues:
+    """One entry's ``attention`` or ``ffn`` settings, read as the file's other settings are."""
+    entry = blocks[index] if isinstance(blocks[index], dict) else {}
+    settings = ConfigValues(entry, cfg.path, f"{cfg.key('block_configs')}[{index}].").obj(part)
+    if settings is None:
+        raise cfg.error(
+            f"block_configs[{index}].{part}", f"must be an object (found {show_value(entry.get(part), 40)})"
+        )
+    return settings
 
 
 def read_blocks(cfg: ConfigValues, layers: int, hidden: int, heads: int) -> NasBlocks:
@@ -94,32 +81,33 @@ def read_blocks(cfg: ConfigValues, layers: int, hidden: int, heads: int) -> NasB
     free = replaced = 0
     widths: list[int] = []
     for index in range(layers):
-        where = f"block_configs[{index}].attention"
         attention = _block_part(cfg, blocks, index, "attention")
         for key in _UNMODELLED_ATTENTION:
-            if attention.get(key) not in (None, False, 0):
-                raise cfg.error(f"{where}.{key}", "changes what the layer attends to, which is not modelled here")
-        if _switch(cfg, attention, where, "no_op"):
+            if attention.data.get(key) not in (None, False, 0):
+                raise attention.error(key, "changes what the layer attends to, which is not modelled here")
+        if attention.flag("no_op"):
             free += 1
-        elif _switch(cfg, attention, where, "replace_with_linear"):
+        elif attention.flag("replace_with_linear"):
             free, replaced = free + 1, replaced + 1
         else:
-            group = int(_number(cfg, attention, where, "n_heads_in_group", whole=True))
+            group = attention.integer("n_heads_in_group")
             if heads % group:
-                raise cfg.error(f"{where}.n_heads_in_group", f"{group} does not divide the {heads} attention heads")
+                raise attention.error("n_heads_in_group", f"{group} does not divide the {heads} attention heads")
             kv_heads.add(heads // group)
-        where = f"block_configs[{index}].ffn"
         ffn = _block_part(cfg, blocks, index, "ffn")
-        if ffn.get("sparsify") not in (None, False, 0):
-            raise cfg.error(f"{where}.sparsify", "changes the MLP in a way not modelled here")
-        if _switch(cfg, ffn, where, "no_op"):
+        if ffn.data.get("sparsify") not in (None, False, 0):
+            raise ffn.error("sparsify", "changes the MLP in a way not modelled here")
+        if ffn.flag("no_op"):
             continue
-        if _switch(cfg, ffn, where, "replace_with_linear"):
+        if ffn.flag("replace_with_linear"):
             replaced += 1
             continue
-        width = mlp_width(_number(cfg, ffn, where, "ffn_mult", whole=False), hidden)
+        ffn_mult = ffn.ratio("ffn_mult", below=_MAX_FFN_MULT)
+        if ffn_mult is None:
+            raise ffn.error("ffn_mult", "is missing")
+        width = mlp_width(ffn_mult, hidden)
         if width > _MAX_MLP_WIDTH:
-            raise cfg.error(f"{where}.ffn_mult", f"makes an MLP {width:,} wide, more than {_MAX_MLP_WIDTH:,}")
+            raise ffn.error("ffn_mult", f"makes an MLP {width:,} wide, more than {_MAX_MLP_WIDTH:,}")
         widths.append(width)
     if not kv_heads:
         raise cfg.error("block_configs", "drops attention in every layer: the model would attend to nothing")
