@@ -65,6 +65,15 @@ def tech_family(tech: str) -> str:
     return TECH_FAMILY.get(tech, "unknown")
 
 
+# Blackwell comes in two SM generations: the datacenter dies (GB100/GB110, compute capability
+# 10.x, with tcgen05 tensor cores) and the GeForce/workstation dies (GB20x, 12.0) with the
+# DGX Spark's GB10 (12.1: Strata docs, cited in catalog/unified-system.yaml), which share one
+# tensor-core design and so one prompt class.
+BLACKWELL_SM12 = "Blackwell sm_12x"
+# The GPU generation of SoCs whose chip name does not say it.
+SOC_GPU_ARCHITECTURE = {"gb10": BLACKWELL_SM12}
+
+
 def architecture(text: str | None) -> str:
     """The architecture without its die name: ``Ampere (GA102)`` -> ``Ampere``; Blackwell's
     datacenter die (GB100/GB10x) is told apart from the GeForce/workstation dies (GB20x)."""
@@ -73,7 +82,7 @@ def architecture(text: str | None) -> str:
     die = re.search(r"\((\w+)\)", text)
     name = re.sub(r"\s*\(.*\)", "", text).strip()
     if name == "Blackwell" and die and die.group(1).upper().startswith("GB2"):
-        return "Blackwell GB20x"
+        return BLACKWELL_SM12
     return name or "unknown"
 
 
@@ -100,7 +109,11 @@ def prefill_runtime_classes(runtime_id: str) -> list[str]:
 
 
 def chip_architecture(chip: str, vendor: str) -> str:
-    """An SoC's GPU generation: ``M2 Ultra`` -> ``Apple M2``; other chips as named."""
+    """An SoC's GPU generation: ``M2 Ultra`` -> ``Apple M2``, ``GB10`` -> Blackwell sm_12x;
+    other chips as named."""
+    known = SOC_GPU_ARCHITECTURE.get(chip.strip().lower())
+    if known:
+        return known
     match = re.match(r"M(\d)\b", chip.strip())
     if match and vendor.lower() == "apple":
         return f"Apple M{match.group(1)}"

@@ -25,7 +25,7 @@ COMPUTE_CAPABILITY = {
     "Ada Lovelace": 8.9,
     "Hopper": 9.0,
     "Blackwell": 10.0,
-    "Blackwell GB20x": 12.0,
+    "Blackwell sm_12x": 12.0,
 }
 # The lowest compute capability each kind of weight format runs at in a serving runtime.
 _MIN_CC = (
