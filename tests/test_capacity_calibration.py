@@ -90,11 +90,15 @@ def test_held_out_error_report(
     # no share from decode points that are three quarters fixed costs, to 13.9% / 67%;
     # vLLM's V0 engine (before 0.8) paying its own step cost, to 13.8% / 61% (and prefill
     # 25% / 89%); no share from client-timed prompts that are three quarters fixed costs,
-    # to 13.6% / 61% and 24.6% / 82%.
+    # to 13.6% / 61% and 24.6% / 82%. llama.cpp's row split for multi-GPU runs before
+    # 2024-01 and 67 more points (row and layer splits, the scoreboards' GDDR6 and ROCm cards)
+    # took decode to 13.5% / 53% on 415 points and prefill to 24.6% / 88% on 292: the
+    # scoreboards' 2025-26 prompts are held out against 2023-24 sources and the other way
+    # round, and llm-tracker's 2023 row-split prompts no longer stand in for Volta and the L4.
     assert decode.median <= 0.14
-    assert decode.p90 <= 0.62
+    assert decode.p90 <= 0.56
     assert prefill.median <= 0.25
-    assert prefill.p90 <= 0.83
+    assert prefill.p90 <= 0.90
     assert decode.points >= 300 and prefill.points >= 230
 
 

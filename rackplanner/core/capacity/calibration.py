@@ -55,8 +55,10 @@ class MeasuredPoint(BaseModel):
 
     @model_validator(mode="after")
     def _engine_of_release(self) -> MeasuredPoint:
-        # vLLM before 0.8 ran another engine, with its own fixed cost per step.
-        self.runtime = runtime_of_release(self.runtime, self.runtime_version)
+        # vLLM before 0.8 ran another engine, with its own fixed cost per step; llama.cpp
+        # before 2024-01 split several GPUs by rows. (Multi-socket CPU rows of that era
+        # would need their runtime named: a row split runs on GPUs only.)
+        self.runtime = runtime_of_release(self.runtime, self.runtime_version, self.date, self.count)
         return self
 
     @property

@@ -89,6 +89,7 @@ def report(cal: Calibration, cv: CrossValidation, path: Path) -> str:
     lines += [
         f"  per all-reduce {key:<17} {value * 1e6:.0f} µs" for key, value in sorted(cal.allreduce_latency_s.items())
     ]
+    lines += [f"  per row-split matrix {key:<11} {value * 1e6:.1f} µs" for key, value in sorted(cal.row_sync_s.items())]
     lines += [
         f"  per expert pass {key:<16} {value * 1e6:.1f} µs" for key, value in sorted(cal.prefill_expert_s.items())
     ]

@@ -32,6 +32,11 @@ from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError, unknown
 
 LAYER_SPLIT_NOTE = "layer split: the model spreads over the GPUs but they take turns, so decode is one GPU's speed"
+ROW_SPLIT_NOTE = (
+    "row split: the GPUs read their rows of each weight matrix at once, but every matrix waits on "
+    "each GPU and prompts copy their activations between GPUs; CUDA and ROCm builds from June 2026 "
+    "no longer have it (ggml-org/llama.cpp#24216: -sm tensor replaces it)"
+)
 
 
 class Estimate(BaseModel):
@@ -160,6 +165,8 @@ def estimate(
         )
     if rt.split == "layer" and hw.kind == "gpu" and hw.devices > 1:
         notes.append(LAYER_SPLIT_NOTE)
+    if rt.split == "row" and hw.kind == "gpu" and hw.devices > 1:
+        notes.append(ROW_SPLIT_NOTE)
     s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
     cal = calibration or current()
     classes = f"decode {s_in.decode_class}, prefill {s_in.prefill_class}" if s_in is not None else ""

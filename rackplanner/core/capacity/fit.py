@@ -14,7 +14,8 @@ then; there each source's median counts once, so one publisher's many rows on on
 not set a class, and a prompt run on the FP8 peak reaches a fitted factor of its class's
 share (``_fp8_factors``). A class with fewer than ``MIN_CLASS_POINTS`` points takes the next wider class
 (``fitted.py``); a decode fixed cost that fewer than ``MIN_COLUMN_SOURCES`` sources measure
-is not fitted at all.
+is not fitted at all. A row split's wait per split matrix and further GPU is fitted last, on
+its own points, given everything else (``_row_sync``).
 
 ``cross_validate`` refits leaving one source out at a time and estimates that source's
 points with constants it did not see: the error it reports is what a user can expect on
@@ -288,9 +289,33 @@ def _fp8_factors(rows: list[Features], implied: list[float]) -> dict[str, float]
 
 
 def _prompt_min_variable_share(row: Features) -> float:
-    """A client-timed served prompt must leave ``MIN_VARIABLE_SHARE`` of its time to the
-    compute to imply a share; other prompts always imply one."""
-    return MIN_VARIABLE_SHARE if row.runtime == "server" and row.point.ttft_timed == "client" else 0.0
+    """A client-timed served prompt, or a row split's (whose copies between GPUs can take
+    most of its time), must leave ``MIN_VARIABLE_SHARE`` of its time to the compute to imply
+    a share; other prompts always imply one."""
+    if row.row_syncs or (row.runtime == "server" and row.point.ttft_timed == "client"):
+        return MIN_VARIABLE_SHARE
+    return 0.0
+
+
+def _row_sync(
+    rows: list[Features], eff: dict[str, float], fixed: dict[str, float], counts: dict[str, int]
+) -> dict[str, float]:
+    """The wait per split matrix and further GPU of a row split: a robust least squares of
+    what the row-split decode points leave after their bytes and the other fixed costs."""
+    split = [r for r in rows if r.decode and r.row_syncs]
+    if len({r.point.group for r in split}) < MIN_COLUMN_SOURCES:
+        return {}
+    cols = list(fixed)
+    a = np.array([[r.row_syncs / r.seconds] for r in split])
+    b = np.array(
+        [
+            1
+            - (r.known_s + r.at_peak_s / _lookup(eff, decode_keys(r.hw, r.point.runtime), counts)) / r.seconds
+            - sum(c * fixed[k] for k, c in zip(cols, _fixed_row(r, cols), strict=True)) / r.seconds
+            for r in split
+        ]
+    )
+    return {f"rowsync|{split[0].runtime}": float(_robust_nonnegative_lstsq(a, b)[0])}
 
 
 def _prefill_class(row: Features) -> str:
@@ -345,7 +370,7 @@ def _costs(fixed: dict[str, float], kind: str) -> dict[str, float]:
 def _known_prefill_s(row: Features, passes: Calibration, latency: dict[str, float]) -> float:
     """Seconds per prompt token the decode fit accounts for beyond the all-reduces' bytes:
     their latency and the fixed cost of the pass."""
-    fixed = fixed_pass_s(passes, row.hw, row.point.runtime, row.layers, row.moe_layers, row.hops)
+    fixed = fixed_pass_s(passes, row.hw, row.point.runtime, row.layers, row.moe_layers, row.hops, row.row_syncs)
     return row.allreduces * latency.get(row.runtime, 0.0) + fixed / row.chunk_tokens
 
 
@@ -356,22 +381,24 @@ def fit(
     if with_numa:
         numa = _fit_numa(points, catalog)
     rows = features(points, catalog, numa)
-    decode = [r for r in rows if r.decode]
+    # A row split's step is mostly waits on the further GPUs, which the per-layer and hop
+    # costs of its layers stand in for too: fitted with the rest, its points moved those
+    # costs (held out, 2026-11, XiongjieDai's GeForce decode went from 5% to 30% under).
+    # So they set their own wait only, given what the other points fitted.
+    decode = [r for r in rows if r.decode and not r.row_syncs]
     prefill = [r for r in rows if not r.decode]
+    cols = _fixed_columns(decode)
     eff, fixed, _ = _alternate(
-        decode,
-        _fixed_columns(decode),
-        _fixed_row,
-        decode_keys,
-        decode_keys,
-        min_variable_share=lambda row: MIN_VARIABLE_SHARE,
+        decode, cols, _fixed_row, decode_keys, decode_keys, min_variable_share=lambda row: MIN_VARIABLE_SHARE
     )
+    fixed.update(_row_sync(rows, eff, fixed, _counts(decode, decode_keys)))
     layer = _costs(fixed, "layer")
     layer.setdefault(f"{ANY}|{ANY}", statistics.median(layer.values()) if layer else 0.0)
     step = {ANY: 0.0, **_costs(fixed, "step")}
     hop = {ANY: 0.0, **_costs(fixed, "hop")}
     latency = _costs(fixed, "allreduce")
     moe = _costs(fixed, "moe")
+    row_sync = _costs(fixed, "rowsync")
     # A prompt pass's all-reduces cost what decode's were fitted to, and the pass pays a
     # decode step's fixed cost (the same kernels are launched).
     passes = Calibration(
@@ -380,6 +407,7 @@ def fit(
         step_overhead_s=step,
         moe_layer_s=moe,
         hop_s=hop,
+        row_sync_s=row_sync,
         prefill_tflops_efficiency={f"{ANY}|{ANY}": 1.0},
     )
     prefill = [replace(row, known_s=row.known_s + _known_prefill_s(row, passes, latency)) for row in prefill]
@@ -407,6 +435,7 @@ def fit(
         moe_layer_s=moe,
         hop_s=hop,
         allreduce_latency_s=latency,
+        row_sync_s=row_sync,
         prefill_tflops_efficiency=prefill_eff,
         prefill_fp8_factor=fp8,
         prefill_expert_s=_costs(prefill_fixed, "expert"),

@@ -18,6 +18,8 @@ from rackplanner.core.capacity.speed import (
     allreduce_s,
     on_fp8_peak,
     prompt_flops_per_token,
+    row_split_unread_bytes,
+    row_transfer_s,
 )
 from rackplanner.core.catalog.llm_shape import moe_layer_count
 from rackplanner.core.catalog.loading import Catalog
@@ -58,6 +60,8 @@ class Features:
     experts_over_layers: int = 0
     # Prefill run on the FP8 tensor peak (speed.on_fp8_peak).
     fp8_peak: bool = False
+    # Split matrices times further GPUs of a row split's pass (rowsplit.RowSplit.syncs).
+    row_syncs: int = 0
 
     @property
     def decode(self) -> bool:
@@ -79,18 +83,19 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         chunk = min(point.context, runtime.prefill_chunk_tokens)
         if point.metric == "decode_tokens_per_s":
             b = point.batch
-            at_peak = (s.weights_read(b) + b * s.kv_read_bytes(point.context)) / s.mem_bytes_per_s
+            moved = s.weights_read(b) - row_split_unread_bytes(s) + b * s.kv_read_bytes(point.context)
+            at_peak = moved / s.mem_bytes_per_s
             compute = b * (2 * s.active_params) / s.flops_per_s
             if compute * 2 > at_peak:  # compute-bound at half the peak: not a bandwidth point
                 continue
             seconds, per = b / point.value, 1
-            allreduce = allreduce_s(s, b)
+            allreduce = allreduce_s(s, b) + row_transfer_s(s, b)
         else:
             if s.flops_per_s == float("inf"):
                 continue
             at_peak = prompt_flops_per_token(s, point.context) / s.flops_per_s
             seconds, per = 1 / point.value, chunk
-            allreduce = allreduce_s(s, per) / per
+            allreduce = (allreduce_s(s, per) + row_transfer_s(s, per)) / per
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
         rt = runtime_class(point.runtime)
         moe = moe_layer_count(model)
@@ -99,7 +104,20 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         fp8 = point.metric != "decode_tokens_per_s" and on_fp8_peak(hw, get_format(point.format), runtime)
         out.append(
             Features(
-                point, hw, rt, seconds, at_peak, model.layers, moe, hops, allreduce, allreduces, chunk, experts, fp8
+                point,
+                hw,
+                rt,
+                seconds,
+                at_peak,
+                model.layers,
+                moe,
+                hops,
+                allreduce,
+                allreduces,
+                chunk,
+                experts,
+                fp8,
+                s.rows.syncs if s.rows else 0,
             )
         )
     return out

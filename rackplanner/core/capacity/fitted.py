@@ -46,6 +46,9 @@ class Calibration(BaseModel):
     # Latency of one all-reduce between tensor-parallel GPUs (launch and sync, beyond the
     # bytes over the link), by runtime class; also a pipeline hand-over's latency.
     allreduce_latency_s: dict[str, float] = {}
+    # Fixed cost of one weight matrix of a row split (llama.cpp -sm row) on each further GPU:
+    # the activations copied in, the slice copied back, an event waited for; by runtime class.
+    row_sync_s: dict[str, float] = {}
     # Achieved share of the tensor peak while prefilling, by architecture.
     prefill_tflops_efficiency: dict[str, float]
     # Share of its class's prefill share (fitted on 16-bit prompts) that a prompt run on the
@@ -167,14 +170,22 @@ def allreduce_latency(cal: Calibration, runtime_id: str) -> float:
     return _by_runtime(cal.allreduce_latency_s, runtime_id)
 
 
-def fixed_pass_s(cal: Calibration, hw: Hardware, runtime_id: str, layers: int, moe_layers: int, hops: int) -> float:
+def row_sync_cost(cal: Calibration, runtime_id: str) -> float:
+    return _by_runtime(cal.row_sync_s, runtime_id)
+
+
+def fixed_pass_s(
+    cal: Calibration, hw: Hardware, runtime_id: str, layers: int, moe_layers: int, hops: int, row_syncs: int = 0
+) -> float:
     """Fixed seconds of one forward pass (kernel launches and syncs per layer and per step,
-    hand-overs of a layer split): a decode step pays it, and so does each prompt pass."""
+    hand-overs of a layer split, split matrices of a row split): a decode step pays it, and
+    so does each prompt pass."""
     return (
         layer_overhead(cal, hw, runtime_id) * layers
         + moe_layer_overhead(cal, hw, runtime_id) * moe_layers
         + step_overhead(cal, runtime_id)
         + hops * hop_cost(cal, runtime_id)
+        + row_syncs * row_sync_cost(cal, runtime_id)
     )
 
 

@@ -55,7 +55,7 @@ def usable_gb(hw: Hardware, runtime: Runtime, devices: int | None = None) -> tup
     total = hw.mem_gb_per_device * (devices or hw.devices)
     if hw.kind != "gpu":
         return total, 0.0
-    if runtime.split != "layer":
+    if runtime.split not in ("layer", "row"):
         overhead = (1 - k.VLLM_GPU_MEMORY_UTILIZATION) * total
     else:
         overhead = k.GPU_RUNTIME_OVERHEAD_GB * (devices or hw.devices)
@@ -109,6 +109,17 @@ def memory_fit(
             offload = spill / weights
             fits = True
             notes.append(f"{offload:.0%} of the weights stay in system RAM and run on the CPU (CPU offload)")
+    if runtime.split == "row" and hw.kind == "gpu" and used > 1:
+        # Where a row split keeps the KV cache depends on the build: llama-server's help of
+        # 2024-01 puts it on the main GPU (ollama#2190), yet a 2026 build ran Llama 70B at a
+        # 65,536-token depth on 4 x 24 GB (ggml-org/llama.cpp#19378), which one GPU cannot
+        # hold. So the fit is the layer split's, and the note says what older builds need.
+        main_free = (room - weights - act) / used
+        main_context = longest_context(model, kv_bytes_per_value, main_free * k.GB / batch) if main_free > 0 else 0
+        notes.append(
+            f"row split: builds that keep the whole KV cache on the main GPU (llama.cpp of 2024) "
+            f"hold {main_context:,} tokens at batch {batch}"
+        )
     if context > model.max_context:
         notes.append(f"context {context:,} is beyond the model's {model.max_context:,} tokens")
     capacity = room + overhead

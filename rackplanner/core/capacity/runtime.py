@@ -6,7 +6,9 @@ TensorRT-LLM) splits every matrix: all GPUs read their share at once, and each l
 two all-reduces over the link between them. Pipeline parallelism (vLLM's
 pipeline_parallel_size) gives each GPU a run of layers and keeps several batches in flight:
 with at least as many sequences as stages every GPU works; with fewer, stages idle (the
-pipeline bubble), and a single sequence decodes at one GPU's speed.
+pipeline bubble), and a single sequence decodes at one GPU's speed. llama.cpp's row split
+(``-sm row``, rowsplit.py) cuts each weight matrix by rows: decode reads them at every GPU's
+bandwidth, while prompts pay for copying activations between GPUs.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ SERVER_STEP_TOKENS = 8192
 class Runtime:
     id: str
     label: str
-    split: Literal["layer", "tensor", "pipeline"]
+    split: Literal["layer", "row", "tensor", "pipeline"]
     # Device kinds it runs on (gpu, cpu, soc) and how to say where it does not.
     kinds: frozenset[str]
     runs_on_text: str
@@ -78,6 +80,18 @@ RUNTIMES: dict[str, Runtime] = {
             True,
             prefill_chunk_tokens=LLAMA_CPP_UBATCH,
         ),
+        # -sm row: CUDA, ROCm (HIP) and SYCL builds had the split buffer; CUDA's (which HIP
+        # builds share) went in June 2026 (ggml-org/llama.cpp#24216), SYCL keeps it.
+        Runtime(
+            "llama.cpp-row",
+            "llama.cpp (row split, -sm row)",
+            "row",
+            _GPU,
+            "NVIDIA, AMD and Intel GPUs",
+            False,
+            frozenset({"nvidia", "amd", "intel"}),
+            prefill_chunk_tokens=LLAMA_CPP_UBATCH,
+        ),
         Runtime("vllm", "vLLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("vllm-v0", "vLLM before 0.8 (V0 engine, tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("sglang", "SGLang (tensor parallel)", "tensor", _GPU, "GPUs", False),
@@ -102,14 +116,29 @@ RUNTIMES: dict[str, Runtime] = {
 # vLLM releases before this one ran the V0 engine by default (V1 from 0.8.0:
 # vllm-project/vllm#13726).
 VLLM_V1_DEFAULT_FROM = (0, 8)
+# llama.cpp split every multi-GPU model by rows until ggml-org/llama.cpp#4766 (ggml-backend
+# integration) added --split-mode and made the layer split the default.
+LLAMA_CPP_LAYER_SPLIT_FROM_BUILD = 1833
+LLAMA_CPP_LAYER_SPLIT_FROM_DATE = "2024-01-13"
 
 
-def runtime_of_release(runtime_id: str, version: str) -> str:
-    """The runtime a measured release ran: vLLM before 0.8 is ``vllm-v0``; the rest as named.
-    A version that gives no number is taken as the runtime named."""
+def runtime_of_release(runtime_id: str, version: str, date: str = "", gpus: int = 1) -> str:
+    """The runtime a measured release ran: vLLM before 0.8 is ``vllm-v0``; llama.cpp on
+    several GPUs before the layer split (by its build number, else, for an unnamed build, by
+    a date measured that is surely before it) is ``llama.cpp-row``; the rest as named. A version that gives no
+    number is taken as the runtime named."""
+    rt = runtime_id.lower()
     found = re.search(r"(\d+)\.(\d+)", version)
-    if runtime_id.lower() == "vllm" and found and (int(found[1]), int(found[2])) < VLLM_V1_DEFAULT_FROM:
+    if rt == "vllm" and found and (int(found[1]), int(found[2])) < VLLM_V1_DEFAULT_FROM:
         return "vllm-v0"
+    if rt == "llama.cpp" and gpus > 1:
+        build = re.search(r"\bb(\d{3,5})\b", version)
+        if build:
+            return "llama.cpp-row" if int(build[1]) < LLAMA_CPP_LAYER_SPLIT_FROM_BUILD else runtime_id
+        day_known = len(date) >= len(LLAMA_CPP_LAYER_SPLIT_FROM_DATE)
+        unnamed = not version or version.lower().startswith("unknown")
+        if unnamed and date and (date < LLAMA_CPP_LAYER_SPLIT_FROM_DATE if day_known else date[:7] < "2024-01"):
+            return "llama.cpp-row"
     return runtime_id
 
 

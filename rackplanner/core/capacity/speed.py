@@ -4,7 +4,8 @@ One decode step reads the active weights once for the whole batch plus every seq
 KV cache, and does 2 FLOP per active parameter per sequence: its time is the larger of
 the memory time and the compute time (the roofline), plus the runtime's fixed costs and,
 under tensor parallelism, two all-reduces per layer over the link between the GPUs; under
-pipeline parallelism the stages work on different micro-batches at once.
+pipeline parallelism the stages work on different micro-batches at once; under a row split
+(rowsplit.py) the GPUs read their rows of each matrix at once and the activations travel.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from rackplanner.core.capacity.fitted import (
 )
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.capacity.rowsplit import PEER_MAX_BATCH, RowSplit, row_split
 from rackplanner.core.capacity.runtime import LLAMA_CPP_UBATCH, Runtime, tensor_parallel_degree
 from rackplanner.core.capacity.shape import active_params, tensor_groups
 from rackplanner.core.catalog.llm_shape import (
@@ -39,7 +41,7 @@ from rackplanner.core.catalog.parts import LlmModel
 
 def on_fp8_peak(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> bool:
     """Whether a server runs the prompt's GEMMs on the FP8 tensor peak."""
-    return fmt.family == "fp8" and runtime.split != "layer" and bool(hw.fp8_tflops_per_device)
+    return fmt.family == "fp8" and runtime.split not in ("layer", "row") and bool(hw.fp8_tflops_per_device)
 
 
 def peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | None:
@@ -48,7 +50,7 @@ def peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | No
     rate its prompt GEMMs run at (below); else dense FP16."""
     if on_fp8_peak(hw, fmt, runtime):
         return hw.fp8_tflops_per_device
-    if runtime.split == "layer" and hw.kind == "gpu" and hw.int8_tops_per_device:
+    if runtime.split in ("layer", "row") and hw.kind == "gpu" and hw.int8_tops_per_device:
         if hw.vendor == "nvidia" and (fmt.family == "gguf" or (fmt.family == "float" and fmt.id != "fp32")):
             # FP16/BF16 weights go through cuBLAS with FP16 accumulation (CUBLAS_COMPUTE_16F in
             # ggml-cuda's mul_mat_cublas): on NVIDIA tensor cores that rate is half the INT8 one
@@ -103,6 +105,8 @@ class SpeedInputs:
     host_eff: float = 1.0
     decode_class: str = ""
     prefill_class: str = ""
+    # llama.cpp's row split over several GPUs, if that is the runtime.
+    rows: RowSplit | None = None
 
     @classmethod
     def build(
@@ -134,6 +138,7 @@ class SpeedInputs:
             prefill_class += f" x{fp8_factor:.2f} on the FP8 peak"
         flops = prefill_eff * tflops * 1e12 * parallel if tflops else float("inf")
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
+        rows = row_split(model, hw, runtime, quantized=fmt.family == "gguf")
         return cls(
             model=model,
             hw=hw,
@@ -149,7 +154,9 @@ class SpeedInputs:
             mem_bytes_per_s=mem,
             host_bytes_per_s=host,
             flops_per_s=flops,
-            fixed_step_s=fixed_pass_s(cal, hw, runtime.id, model.layers, moe_layer_count(model), hops),
+            fixed_step_s=fixed_pass_s(
+                cal, hw, runtime.id, model.layers, moe_layer_count(model), hops, rows.syncs if rows else 0
+            ),
             fixed_prefill_pass_s=(
                 prefill_expert_overhead(cal, hw, runtime.id) * moe_layer_count(model) * (model.moe_experts or 0)
             ),
@@ -161,6 +168,7 @@ class SpeedInputs:
             host_eff=host_eff,
             decode_class=decode_class,
             prefill_class=prefill_class,
+            rows=rows,
         )
 
     def weights_read(self, batch: int) -> float:
@@ -202,6 +210,28 @@ def allreduce_s(s: SpeedInputs, tokens: int) -> float:
     return count * (s.allreduce_latency_s + ring)
 
 
+def _row_work_share(s: SpeedInputs) -> float:
+    return s.rows.read_share() if s.rows else 1.0
+
+
+def row_split_unread_bytes(s: SpeedInputs) -> float:
+    """Weight bytes of a step that the further GPUs of a row split read, not the main one."""
+    return s.active_bytes * (1 - _row_work_share(s))
+
+
+def row_transfer_s(s: SpeedInputs, tokens: int) -> float:
+    """Seconds a pass of ``tokens`` tokens spends copying a row split's activations: over the
+    GPUs' link while peer access is on, else (and with no link) through host memory, which
+    each byte crosses twice."""
+    if s.rows is None:
+        return 0.0
+    link_gbs = s.hw.link_gbs if tokens <= PEER_MAX_BATCH and s.hw.link_kind in ("NVLink", "PCIe P2P") else None
+    link_gbs = link_gbs or (s.hw.host_link_gbs or 0.0) / 2
+    if not link_gbs:
+        return 0.0
+    return tokens * s.rows.transfer_bytes_per_token / (link_gbs * k.GB)
+
+
 def _hop_s(s: SpeedInputs, tokens: float) -> float:
     """Hand ``tokens`` hidden-size FP16 vectors from one pipeline stage to the next."""
     if not s.hw.link_gbs:
@@ -226,13 +256,13 @@ def decode_step_s(s: SpeedInputs, batch: int, context: int) -> float:
     """Seconds for one decode step producing one token for each of ``batch`` sequences."""
     if s.pp > 1:
         return _pipeline_step_s(s, batch, context)
-    moved = s.weights_read(batch) + batch * s.kv_read_bytes(context)
+    moved = s.weights_read(batch) - row_split_unread_bytes(s) + batch * s.kv_read_bytes(context)
     if s.offload_fraction and s.host_bytes_per_s:
         mem_s = (1 - s.offload_fraction) * moved / s.mem_bytes_per_s + s.offload_fraction * moved / s.host_bytes_per_s
     else:
         mem_s = moved / s.mem_bytes_per_s
-    compute_s = batch * (2 * s.active_params + s.attention_flops(context)) / s.flops_per_s
-    return max(mem_s, compute_s) + s.fixed_step_s + allreduce_s(s, batch)
+    compute_s = batch * (2 * s.active_params * _row_work_share(s) + s.attention_flops(context)) / s.flops_per_s
+    return max(mem_s, compute_s) + s.fixed_step_s + allreduce_s(s, batch) + row_transfer_s(s, batch)
 
 
 def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
@@ -242,9 +272,12 @@ def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
 
 def prompt_flops_per_token(s: SpeedInputs, prompt: int) -> float:
     """FLOPs per prompt token: every layer's weights and attention, the output head once
-    per prompt (llama.cpp, vLLM and TensorRT-LLM compute the last token's logits only)."""
+    per prompt (llama.cpp, vLLM and TensorRT-LLM compute the last token's logits only); under
+    a row split, those the main GPU does."""
     body = s.active_params - s.head_params
-    return 2 * body + 2 * s.head_params / max(prompt, 1) + s.attention_flops(prompt, prompt=True)
+    weights = 2 * body + 2 * s.head_params / max(prompt, 1)
+    # A row split's GPUs multiply their rows at once: the main GPU's share is what takes time.
+    return weights * _row_work_share(s) + s.attention_flops(prompt, prompt=True)
 
 
 def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
@@ -256,7 +289,7 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     # A prompt pass launches the same kernels as a decode step, so it pays the step's fixed cost.
     fixed_s = s.fixed_step_s + s.fixed_prefill_pass_s
     per_token = max(flops_per_token / s.flops_per_s, mem_per_token) + fixed_s / ubatch
-    per_token += allreduce_s(s, ubatch) / ubatch
+    per_token += (allreduce_s(s, ubatch) + row_transfer_s(s, ubatch)) / ubatch
     if s.pp > 1:
         # Chunks of one prompt flow through the stages one after another: c chunks take
         # (c + p - 1) stage times of 1/p of the work each.

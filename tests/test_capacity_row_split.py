@@ -1,0 +1,92 @@
+"""llama.cpp's row split (-sm row): each GPU reads its rows of every weight matrix at once,
+each matrix waits on every further GPU, and a prompt's activations travel between the GPUs
+through host memory. Before ggml-org/llama.cpp#4766 (2024-01-12) it was the only way
+llama.cpp ran a model over several GPUs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rackplanner.core.capacity.calibration import evaluate, hardware_of, load_points
+from rackplanner.core.capacity.estimate import estimate, get_model
+from rackplanner.core.capacity.fit import fit
+from rackplanner.core.capacity.fitted import current
+from rackplanner.core.capacity.hardware import from_gpu
+from rackplanner.core.capacity.rowsplit import row_split
+from rackplanner.core.capacity.runtime import get_runtime, runtime_of_release
+from rackplanner.core.catalog.loading import Catalog
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize(
+    ("version", "date", "gpus", "expected"),
+    [
+        ("32d9f7d9 (b1786)", "2024-01-07", 2, "llama.cpp-row"),  # a build before #4766
+        ("e7e4df0 (b1833)", "2024-01-12", 2, "llama.cpp"),
+        ("unknown", "2023-11-13", 8, "llama.cpp-row"),  # lhl's 8 x V100 table
+        ("unknown", "2024-01", 2, "llama.cpp"),  # a month that straddles the change
+        ("PR #4766 branch (Jan 2024)", "2024-01-04", 3, "llama.cpp"),  # named, not dated
+        ("unknown", "2023-11-13", 1, "llama.cpp"),  # one GPU splits nothing
+    ],
+)
+def test_old_multi_gpu_llama_cpp_ran_a_row_split(version: str, date: str, gpus: int, expected: str) -> None:
+    assert runtime_of_release("llama.cpp", version, date, gpus) == expected
+
+
+def test_activations_copied_per_token_follow_the_matrices(catalog: Catalog) -> None:
+    model = get_model(catalog, "llama-2-7b")
+    rows = row_split(model, from_gpu(catalog, "tesla-p40", 3), get_runtime("llama.cpp-row"))
+    assert rows is not None
+    # Llama 2 7B: 32 layers, hidden 4,096, MLP 11,008, 32 KV heads. In per layer: q, k, v
+    # each 4,096, the output projection 4,096, gate and up 4,096 each, down 11,008 = 35,584;
+    # out per layer: q, k, v 3 x 4,096, output 4,096, gate and up 2 x 11,008, down 4,096 =
+    # 42,496. To 2 further GPUs as q8_1 (36 bytes per 32 values), back as F32 (2/3 of it):
+    # 2 x 32 x 35,584 x 1.125 + 2/3 x 32 x 42,496 x 4 = 2,562,048 + 3,626,325.3 bytes.
+    assert rows.transfer_bytes_per_token == pytest.approx(6_188_373.3, rel=1e-6)
+    # 7 matrices a layer and the output head, each waiting on 2 further GPUs.
+    assert rows.syncs == (32 * 7 + 1) * 2
+    assert row_split(model, from_gpu(catalog, "tesla-p40", 1), get_runtime("llama.cpp-row")) is None
+
+
+def test_row_split_prompts_are_bound_by_the_copies(catalog: Catalog) -> None:
+    """4 x RTX 4090 (PCIe 4.0 x16, no peer access), Llama 70B Q4_K_M: ggml-org/llama.cpp#19378
+    measured pp512 at 334 tokens/s with -sm row and 1,435 with -sm layer."""
+    model = get_model(catalog, "llama-3.1-70b")
+    hw = from_gpu(catalog, "rtx-4090", 4)
+    row = estimate(model, "q4_k_m", hw, runtime="llama.cpp-row", context=512, prompt=512, with_training=False)
+    layer = estimate(model, "q4_k_m", hw, runtime="llama.cpp", context=512, prompt=512, with_training=False)
+    assert row.prefill_tokens_per_s is not None and layer.prefill_tokens_per_s is not None
+    # About 41 MB a token crosses PCIe twice (through host memory at 15.75 GB/s): 2.6 ms.
+    assert row.prefill_tokens_per_s == pytest.approx(334, rel=0.15)
+    assert row.prefill_tokens_per_s < 0.5 * layer.prefill_tokens_per_s
+    assert any(note.startswith("row split:") for note in row.notes)
+
+
+def test_each_split_matrix_costs_a_fitted_wait() -> None:
+    # Fitted on three sources (lhl's 2023 V100/L4 nodes, PR #4766's P40s, PR #19378's
+    # RTX 4090s): tens of microseconds for each matrix on each further GPU.
+    assert 10e-6 < current().row_sync_s["llama.cpp"] < 60e-6
+
+
+def test_held_out_row_split_decode(calibration_catalog: Catalog) -> None:
+    """Held out, PR #19378's row-split decode on 4 x RTX 4090 (17.56 tokens/s at tg128)
+    comes from the other two sources' wait per matrix."""
+    points = [p for p in load_points(DATA / "measured.csv") if not p.is_report]
+    held_out = [p for p in points if p.point == "pr19378-4x4090-l70b-q4km-row-tg"]
+    rest = [p for p in points if p.group != "llamacpp-pr19378"]
+    assert hardware_of(held_out[0], calibration_catalog).devices == 4
+    row = evaluate(held_out, calibration_catalog, calibration=fit(rest, calibration_catalog)).rows[0]
+    assert row.relative_error is not None and abs(row.relative_error) < 0.25
+
+
+def test_row_split_is_for_gpus() -> None:
+    args = ["--cpu", "epyc-9654", "--model", "llama-3.1-8b", "--format", "q4_k_m", "--runtime", "llama.cpp-row"]
+    done = subprocess.run(
+        [sys.executable, "-m", "rackplanner", "estimate", *args], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2 and "GPUs only" in done.stderr and "Traceback" not in done.stderr
