@@ -65,6 +65,9 @@ def test_shipped_constants_are_the_fit(calibrated: tuple[Calibration, CrossValid
     for key, value in fresh.prefill_request_s.items():
         assert shipped.prefill_request_s[key] == pytest.approx(value, rel=1e-3), key
     assert shipped.numa_scaling == fresh.numa_scaling
+    assert set(shipped.row_sync_s) == set(fresh.row_sync_s)
+    for key, value in fresh.row_sync_s.items():
+        assert shipped.row_sync_s[key] == pytest.approx(value, rel=1e-3), key
     for key, band in fresh.error_bands.items():
         assert shipped.error_bands[key].median == pytest.approx(band.median, rel=1e-3), key
 

@@ -300,22 +300,25 @@ def _prompt_min_variable_share(row: Features) -> float:
 def _row_sync(
     rows: list[Features], eff: dict[str, float], fixed: dict[str, float], counts: dict[str, int]
 ) -> dict[str, float]:
-    """The wait per split matrix and further GPU of a row split: a robust least squares of
-    what the row-split decode points leave after their bytes and the other fixed costs."""
-    split = [r for r in rows if r.decode and r.row_syncs]
-    if len({r.point.group for r in split}) < MIN_COLUMN_SOURCES:
-        return {}
-    cols = list(fixed)
-    a = np.array([[r.row_syncs / r.seconds] for r in split])
-    b = np.array(
-        [
-            1
-            - (r.known_s + r.at_peak_s / _lookup(eff, decode_keys(r.hw, r.point.runtime), counts)) / r.seconds
-            - sum(c * fixed[k] for k, c in zip(cols, _fixed_row(r, cols), strict=True)) / r.seconds
-            for r in split
-        ]
-    )
-    return {f"rowsync|{split[0].runtime}": float(_robust_nonnegative_lstsq(a, b)[0])}
+    """The wait per split matrix and further GPU of a row split, per runtime class: a robust
+    least squares of what its row-split decode points leave after their bytes and the other
+    fixed costs."""
+    cols, waits = list(fixed), {}
+    for runtime in sorted({r.runtime for r in rows if r.decode and r.row_syncs}):
+        split = [r for r in rows if r.decode and r.row_syncs and r.runtime == runtime]
+        if len({r.point.group for r in split}) < MIN_COLUMN_SOURCES:
+            continue
+        a = np.array([[r.row_syncs / r.seconds] for r in split])
+        b = np.array(
+            [
+                1
+                - (r.known_s + r.at_peak_s / _lookup(eff, decode_keys(r.hw, r.point.runtime), counts)) / r.seconds
+                - sum(c * fixed[k] for k, c in zip(cols, _fixed_row(r, cols), strict=True)) / r.seconds
+                for r in split
+            ]
+        )
+        waits[f"rowsync|{runtime}"] = float(_robust_nonnegative_lstsq(a, b)[0])
+    return waits
 
 
 def _prefill_class(row: Features) -> str:
