@@ -117,7 +117,10 @@ RUNTIMES: dict[str, Runtime] = {
 # vllm-project/vllm#13726).
 VLLM_V1_DEFAULT_FROM = (0, 8)
 # llama.cpp split every multi-GPU model by rows until ggml-org/llama.cpp#4766 (ggml-backend
-# integration) added --split-mode and made the layer split the default.
+# integration) added --split-mode and made the layer split the default. Its merge commit
+# e7e4df0 is dated 2024-01-12 by ggml-ci's run of it; its build number is not in a source read
+# here: b1833 is taken (b1786 of 2024-01-07 predates it), and no measured row has a build
+# between b1786 and b1988, so nothing fitted rests on the exact number.
 LLAMA_CPP_LAYER_SPLIT_FROM_BUILD = 1833
 LLAMA_CPP_LAYER_SPLIT_FROM_DATE = "2024-01-13"
 
