@@ -15,11 +15,10 @@ from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.speed import (
     SpeedInputs,
     allreduce_count,
-    allreduce_s,
+    link_s,
     on_fp8_peak,
     prompt_flops_per_token,
-    row_split_unread_bytes,
-    row_transfer_s,
+    step_bytes,
 )
 from rackplanner.core.catalog.llm_shape import moe_layer_count
 from rackplanner.core.catalog.loading import Catalog
@@ -50,8 +49,8 @@ class Features:
     moe_layers: int
     hops: int
     # Seconds known before the shares are fitted, per decode step or per prompt token: the
-    # all-reduces' bytes over the link; a prompt token's also take in the all-reduces'
-    # latency and its pass's fixed costs once decode is fitted. Then the all-reduces' count
+    # bytes between GPUs (all-reduces, a row split's copies); a prompt token's also take in
+    # the all-reduces' latency and its pass's fixed costs once decode is fitted. Then the all-reduces' count
     # (each costs the fitted latency).
     known_s: float
     allreduces: float
@@ -83,19 +82,18 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         chunk = min(point.context, runtime.prefill_chunk_tokens)
         if point.metric == "decode_tokens_per_s":
             b = point.batch
-            moved = s.weights_read(b) - row_split_unread_bytes(s) + b * s.kv_read_bytes(point.context)
-            at_peak = moved / s.mem_bytes_per_s
+            at_peak = step_bytes(s, b, point.context) / s.mem_bytes_per_s
             compute = b * (2 * s.active_params) / s.flops_per_s
             if compute * 2 > at_peak:  # compute-bound at half the peak: not a bandwidth point
                 continue
             seconds, per = b / point.value, 1
-            allreduce = allreduce_s(s, b) + row_transfer_s(s, b)
+            link = link_s(s, b)
         else:
             if s.flops_per_s == float("inf"):
                 continue
             at_peak = prompt_flops_per_token(s, point.context) / s.flops_per_s
             seconds, per = 1 / point.value, chunk
-            allreduce = (allreduce_s(s, per) + row_transfer_s(s, per)) / per
+            link = link_s(s, per) / per
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
         rt = runtime_class(point.runtime)
         moe = moe_layer_count(model)
@@ -112,7 +110,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
                 model.layers,
                 moe,
                 hops,
-                allreduce,
+                link,
                 allreduces,
                 chunk,
                 experts,

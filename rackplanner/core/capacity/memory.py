@@ -55,7 +55,7 @@ def usable_gb(hw: Hardware, runtime: Runtime, devices: int | None = None) -> tup
     total = hw.mem_gb_per_device * (devices or hw.devices)
     if hw.kind != "gpu":
         return total, 0.0
-    if runtime.split not in ("layer", "row"):
+    if not runtime.own_kernels_per_gpu:
         overhead = (1 - k.VLLM_GPU_MEMORY_UTILIZATION) * total
     else:
         overhead = k.GPU_RUNTIME_OVERHEAD_GB * (devices or hw.devices)

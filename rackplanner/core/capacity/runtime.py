@@ -45,6 +45,12 @@ class Runtime:
     # kernels once, so a short prompt pays them over fewer tokens.
     prefill_chunk_tokens: int = SERVER_STEP_TOKENS
 
+    @property
+    def own_kernels_per_gpu(self) -> bool:
+        """llama.cpp's splits (layer, row): its own GEMM kernels on each GPU and a fixed
+        buffer per GPU, where the servers run cuBLAS-class FP8 GEMMs and reserve a share."""
+        return self.split in ("layer", "row")
+
     def runs_on(self, kind: str, vendor: str | None = None) -> bool:
         """Whether it runs on a device of ``kind`` (gpu, cpu, soc) from ``vendor``."""
         if self.vendors is not None and vendor is not None and vendor.lower() not in self.vendors:

@@ -41,7 +41,7 @@ from rackplanner.core.catalog.parts import LlmModel
 
 def on_fp8_peak(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> bool:
     """Whether a server runs the prompt's GEMMs on the FP8 tensor peak."""
-    return fmt.family == "fp8" and runtime.split not in ("layer", "row") and bool(hw.fp8_tflops_per_device)
+    return fmt.family == "fp8" and not runtime.own_kernels_per_gpu and bool(hw.fp8_tflops_per_device)
 
 
 def peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | None:
@@ -50,7 +50,7 @@ def peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | No
     rate its prompt GEMMs run at (below); else dense FP16."""
     if on_fp8_peak(hw, fmt, runtime):
         return hw.fp8_tflops_per_device
-    if runtime.split in ("layer", "row") and hw.kind == "gpu" and hw.int8_tops_per_device:
+    if runtime.own_kernels_per_gpu and hw.kind == "gpu" and hw.int8_tops_per_device:
         if hw.vendor == "nvidia" and (fmt.family == "gguf" or (fmt.family == "float" and fmt.id != "fp32")):
             # FP16/BF16 weights go through cuBLAS with FP16 accumulation (CUBLAS_COMPUTE_16F in
             # ggml-cuda's mul_mat_cublas): on NVIDIA tensor cores that rate is half the INT8 one
@@ -210,6 +210,18 @@ def allreduce_s(s: SpeedInputs, tokens: int) -> float:
     return count * (s.allreduce_latency_s + ring)
 
 
+def step_bytes(s: SpeedInputs, batch: int, context: int) -> float:
+    """Bytes the busiest GPU reads in a decode step: weights (a row split's further GPUs read
+    their rows) and every sequence's KV cache."""
+    return s.weights_read(batch) - row_split_unread_bytes(s) + batch * s.kv_read_bytes(context)
+
+
+def link_s(s: SpeedInputs, tokens: int) -> float:
+    """Seconds a pass of ``tokens`` tokens spends between GPUs: tensor parallelism's
+    all-reduces and a row split's copies."""
+    return allreduce_s(s, tokens) + row_transfer_s(s, tokens)
+
+
 def _row_work_share(s: SpeedInputs) -> float:
     return s.rows.read_share() if s.rows else 1.0
 
@@ -256,13 +268,13 @@ def decode_step_s(s: SpeedInputs, batch: int, context: int) -> float:
     """Seconds for one decode step producing one token for each of ``batch`` sequences."""
     if s.pp > 1:
         return _pipeline_step_s(s, batch, context)
-    moved = s.weights_read(batch) - row_split_unread_bytes(s) + batch * s.kv_read_bytes(context)
+    moved = step_bytes(s, batch, context)
     if s.offload_fraction and s.host_bytes_per_s:
         mem_s = (1 - s.offload_fraction) * moved / s.mem_bytes_per_s + s.offload_fraction * moved / s.host_bytes_per_s
     else:
         mem_s = moved / s.mem_bytes_per_s
     compute_s = batch * (2 * s.active_params * _row_work_share(s) + s.attention_flops(context)) / s.flops_per_s
-    return max(mem_s, compute_s) + s.fixed_step_s + allreduce_s(s, batch) + row_transfer_s(s, batch)
+    return max(mem_s, compute_s) + s.fixed_step_s + link_s(s, batch)
 
 
 def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
@@ -289,7 +301,7 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
     # A prompt pass launches the same kernels as a decode step, so it pays the step's fixed cost.
     fixed_s = s.fixed_step_s + s.fixed_prefill_pass_s
     per_token = max(flops_per_token / s.flops_per_s, mem_per_token) + fixed_s / ubatch
-    per_token += (allreduce_s(s, ubatch) + row_transfer_s(s, ubatch)) / ubatch
+    per_token += link_s(s, ubatch) / ubatch
     if s.pp > 1:
         # Chunks of one prompt flow through the stages one after another: c chunks take
         # (c + p - 1) stage times of 1/p of the work each.
