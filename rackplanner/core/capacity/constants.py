@@ -39,6 +39,13 @@ ACTIVATION_VECTORS_PER_SEQUENCE = 64
 # Haswell and Zen 2 onward) = 2 × 8 lanes × 2 = 32; two 512-bit units (AVX-512 Xeons) = 64.
 AVX2_FP32_FLOP_PER_CYCLE = 32
 AVX512_FP32_FLOP_PER_CYCLE = 64
+# Zen 4 runs AVX-512 on its two 256-bit FMA pipes, each 512-bit instruction split over them
+# ("double-pumping", numberworld.org's Zen 4 and Zen 5 AVX-512 teardowns, A. J. Yee), so it
+# does AVX2's 32 FP32 FLOP per cycle; Zen 5 widened the pipes to 512 bits. The seed's
+# Ryzen 7000 figures agree: Ryzen 7 7800X3D 1.3 TFLOPS = 8 cores x 32 x 5.0 GHz.
+DOUBLE_PUMPED_AVX512_FAMILIES = frozenset(
+    {"EPYC 9004", "EPYC 8004", "EPYC 4004", "Ryzen 7000", "Ryzen 8000", "Threadripper 7000", "Threadripper PRO 7000WX"}
+)
 
 # --- training ----------------------------------------------------------------------------
 # Mixed-precision AdamW: fp16 weight copy, fp32 master weight, gradient, two moments:

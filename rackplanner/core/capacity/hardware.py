@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.classes import architecture, chip_architecture, chip_vendor, memory_tech
 from rackplanner.core.capacity.limits import check_positive
+from rackplanner.core.capacity.tensor_rates import tensor_peaks
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Cpu, Gpu, Memory, UnifiedSystem
 from rackplanner.core.errors import InputError, unknown
@@ -65,13 +66,24 @@ def gpu_class(gpu: Gpu) -> DeviceClass:
     return "datacenter"
 
 
-def _gpu_figures(gpu: Gpu) -> tuple[float, float | None]:
+def _gpu_figures(gpu: Gpu, catalog: Catalog) -> tuple[float, dict[str, object], list[str]]:
+    """Bandwidth, the Hardware fields of the GPU's peaks and classes, and the notes on
+    peaks derived because the entry lacks them."""
     if gpu.mem_bw_gbs is None:
         raise InputError(
             f"{gpu.id}: the catalog gives no memory bandwidth, so no speed can be estimated; "
             "add its mem_bw_gbs in your catalog folder"
         )
-    return gpu.mem_bw_gbs, gpu.tflops_for_inference
+    peaks = tensor_peaks(gpu, catalog)
+    fields: dict[str, object] = {
+        "tflops_per_device": peaks.fp16_tflops or gpu.fp16_packed_tflops or gpu.fp32_tflops,
+        "mem_tech": memory_tech(gpu.mem_type),
+        "arch": architecture(gpu.architecture),
+        "vendor": gpu.vendor.lower(),
+        "fp8_tflops_per_device": peaks.fp8_tflops,
+        "int8_tops_per_device": peaks.int8_tops,
+    }
+    return gpu.mem_bw_gbs, fields, list(peaks.notes)
 
 
 def from_gpu(catalog: Catalog, gpu_id: str, count: int = 1) -> Hardware:
@@ -81,8 +93,7 @@ def from_gpu(catalog: Catalog, gpu_id: str, count: int = 1) -> Hardware:
     if gpu is None:
         known = sorted(g.id for g in catalog.of_kind(Gpu))
         raise unknown("GPU", gpu_id, known, "`rackplanner catalog gpu`")
-    bw, tflops = _gpu_figures(gpu)
-    assumptions: list[str] = []
+    bw, figures, assumptions = _gpu_figures(gpu, catalog)
     link_gbs: float | None = None
     link_kind = "none"
     if count > 1:
@@ -118,23 +129,12 @@ def from_gpu(catalog: Catalog, gpu_id: str, count: int = 1) -> Hardware:
         devices=count * gpu.gpus_per_card,
         mem_gb_per_device=gpu.vram_gb * _GIB,
         mem_bw_gbs_per_device=bw,
-        tflops_per_device=tflops,
         link_gbs=link_gbs,
         link_kind=link_kind,
         host_link_gbs=pcie_gbs(gpu.pcie_gen, gpu.pcie_lanes),
         assumptions=assumptions,
-        **_gpu_classes(gpu),
+        **figures,
     )
-
-
-def _gpu_classes(gpu: Gpu) -> dict[str, object]:
-    return {
-        "mem_tech": memory_tech(gpu.mem_type),
-        "arch": architecture(gpu.architecture),
-        "vendor": gpu.vendor.lower(),
-        "fp8_tflops_per_device": gpu.fp8_tensor_tflops,
-        "int8_tops_per_device": gpu.int8_tensor_tops,
-    }
 
 
 def cpu_tflops(cpu: Cpu) -> float | None:
@@ -148,7 +148,8 @@ def cpu_tflops(cpu: Cpu) -> float | None:
     if cpu.fp32_flops_per_cycle_per_core is not None:
         per_cycle = float(cpu.fp32_flops_per_cycle_per_core)
     else:
-        per_cycle = float(k.AVX512_FP32_FLOP_PER_CYCLE if cpu.avx512 else k.AVX2_FP32_FLOP_PER_CYCLE)
+        wide = cpu.avx512 and cpu.family not in k.DOUBLE_PUMPED_AVX512_FAMILIES
+        per_cycle = float(k.AVX512_FP32_FLOP_PER_CYCLE if wide else k.AVX2_FP32_FLOP_PER_CYCLE)
     return cpu.cores * per_cycle * clock / 1000
 
 
@@ -302,8 +303,7 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
             catalog, cpu.id, machine.cpu_count, ram_gb=ram_gb, mem_speed_mts=dimm_mts, mem_channels=board_channels
         )
     slowest = min(gpus, key=lambda g: (g.vram_gb, g.mem_bw_gbs or 0.0))
-    bw, tflops = _gpu_figures(slowest)
-    assumptions: list[str] = []
+    bw, figures, assumptions = _gpu_figures(slowest, catalog)
     if len({g.id for g in gpus}) > 1:
         assumptions.append(f"mixed GPUs: every GPU counted as the smallest, {slowest.label}")
     if unseen:
@@ -336,12 +336,11 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
         devices=sum(g.gpus_per_card for g in gpus),
         mem_gb_per_device=slowest.vram_gb * _GIB,
         mem_bw_gbs_per_device=bw,
-        tflops_per_device=tflops,
         link_gbs=link_gbs,
         link_kind=link_kind,
         host_ram_gb=ram_gb * _GIB if ram_gb else None,
         host_bw_gbs=host_bw,
         host_link_gbs=min((d.gbs for d in topo.devices if d.kind == "gpu"), default=None),
         assumptions=assumptions,
-        **_gpu_classes(slowest),
+        **figures,
     )

@@ -1,0 +1,128 @@
+"""Tensor peaks a catalog GPU entry leaves empty, derived from the peaks it does give.
+
+Within one architecture the tensor units' rate per clock is a fixed multiple of the shader
+cores', so a card's INT8, FP16 and FP8 tensor peaks stand in fixed ratios to each other and
+to its FP32 peak. The catalog's own sourced entries show it: every Ada GeForce card gives
+INT8 = 8 x FP32 and FP16 (FP32 accumulate) = 2 x FP32, every Ada workstation and
+datacenter card 8 x and 4 x, as NVIDIA's GA102, Ada and RTX Blackwell whitepapers tabulate
+them (RTX 3090 / A6000, RTX 4090 / RTX 6000 Ada, RTX 5090 / RTX PRO 6000). An entry with a
+peak missing (a card whose sheet gives only FP32, or only "AI TOPS") would otherwise run its
+prompts at the FP32 rate, several times too slow. The ratio is taken from the sourced
+entries of the same architecture, die kind and tier, and the estimate says which cards it
+came from.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+
+from rackplanner.core.capacity.classes import architecture
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Gpu
+
+# The peaks that can be derived, and what each is called in a note.
+DERIVED_FIELDS = {
+    "int8_tensor_tops": ("INT8 tensor", "TOPS"),
+    "fp16_tensor_tflops": ("FP16 tensor", "TFLOPS"),
+    "fp8_tensor_tflops": ("FP8 tensor", "TFLOPS"),
+}
+# Fields a missing peak is scaled from, tensor peaks first: they share the tensor clock.
+_BASES = ("int8_tensor_tops", "fp16_tensor_tflops", "fp8_tensor_tflops", "fp32_tflops")
+# Peers whose ratio lies this close to the class median agree; a class derives a peak only
+# when at least two thirds of its peers agree (the L40's sheet gives Ada's
+# workstation/datacenter cards' INT8 and FP16 at half rate, against four others at full).
+_AGREE = 0.10
+_QUORUM = 2 / 3
+
+
+@dataclass(frozen=True)
+class TensorPeaks:
+    """A GPU's dense tensor peaks, the catalog's where it gives them, else derived."""
+
+    fp16_tflops: float | None
+    int8_tops: float | None
+    fp8_tflops: float | None
+    notes: tuple[str, ...] = ()
+
+
+def _die(gpu: Gpu) -> str | None:
+    match = re.search(r"\(([^)]+)\)", gpu.architecture or "")
+    return match.group(1).strip().upper() if match else None
+
+
+def rate_class(gpu: Gpu) -> tuple[str, str, str, str] | None:
+    """(maker, architecture, die kind, tier) whose cards share tensor ratios; None when the
+    entry names no architecture. NVIDIA's big compute dies (GP100, GV100, GA100, GH100,
+    GB100) have other ratios than the graphics dies of the same generation, and GeForce cards
+    run FP16 and FP8 with FP32 accumulate at half the workstation rate."""
+    arch = architecture(gpu.architecture)
+    if arch == "unknown":
+        return None
+    vendor = gpu.vendor.lower()
+    die = _die(gpu)
+    if die is None:
+        die_kind = "?"
+    elif re.fullmatch(r"G[A-Z]100", die):
+        die_kind = "compute"
+    else:
+        die_kind = "graphics"
+    tier = "geforce" if vendor == "nvidia" and gpu.product_line == "geforce" else "full"
+    return vendor, arch, die_kind, tier
+
+
+def _same_class(a: tuple[str, str, str, str], b: tuple[str, str, str, str]) -> bool:
+    # An entry that names no die is compared with every die of its architecture; the
+    # agreement test below then refuses a ratio when compute and graphics dies differ.
+    return a[0] == b[0] and a[1] == b[1] and a[3] == b[3] and (a[2] == b[2] or "?" in (a[2], b[2]))
+
+
+def _ratio(peers: list[Gpu], field: str, base: str) -> tuple[float, list[str]] | None:
+    pairs = [(getattr(p, field) / getattr(p, base), p.id) for p in peers if getattr(p, field) and getattr(p, base)]
+    if not pairs:
+        return None
+    median = statistics.median(r for r, _ in pairs)
+    agreeing = [(r, pid) for r, pid in pairs if abs(r / median - 1) <= _AGREE]
+    if len(agreeing) < _QUORUM * len(pairs):
+        return None
+    return statistics.median(r for r, _ in agreeing), sorted(pid for _, pid in agreeing)
+
+
+def tensor_peaks(gpu: Gpu, catalog: Catalog) -> TensorPeaks:
+    """The GPU's FP16, INT8 and FP8 dense tensor peaks; a missing one is derived from one it
+    has by the ratio its architecture's sourced entries share, and a note says so."""
+    values = {f: getattr(gpu, f) for f in DERIVED_FIELDS}
+    missing = [f for f, v in values.items() if v is None]
+    notes: list[str] = []
+    cls = rate_class(gpu)
+    if missing and cls is not None:
+        peers = [
+            p
+            for p in catalog.of_kind(Gpu)
+            if p.id != gpu.id and (pc := rate_class(p)) is not None and _same_class(cls, pc)
+        ]
+        for field in missing:
+            for base in _BASES:
+                # Only from the entry's own (sourced) peaks, never from one derived here.
+                base_value = getattr(gpu, base)
+                if not base_value or base == field:
+                    continue
+                found = _ratio(peers, field, base)
+                if found is None:
+                    continue
+                ratio, ids = found
+                values[field] = base_value * ratio
+                name, unit = DERIVED_FIELDS[field]
+                base_name = DERIVED_FIELDS[base][0] if base in DERIVED_FIELDS else "FP32"
+                notes.append(
+                    f"derived: {name} peak {values[field]:.0f} {unit} = {ratio:.2f} x {base_name} "
+                    f"{base_value:g}, the ratio of {', '.join(ids)} ({cls[1]}); the catalog entry gives none"
+                )
+                break
+    return TensorPeaks(
+        fp16_tflops=values["fp16_tensor_tflops"],
+        int8_tops=values["int8_tensor_tops"],
+        fp8_tflops=values["fp8_tensor_tflops"],
+        notes=tuple(notes),
+    )

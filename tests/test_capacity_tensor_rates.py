@@ -1,0 +1,85 @@
+"""Tensor peaks a GPU entry lacks, derived from its architecture's sourced ratios."""
+
+from __future__ import annotations
+
+import pytest
+
+from rackplanner.core.capacity.hardware import from_gpu
+from rackplanner.core.capacity.tensor_rates import DERIVED_FIELDS, tensor_peaks
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Gpu
+
+_PEAK = {"int8_tensor_tops": "int8_tops", "fp16_tensor_tflops": "fp16_tflops", "fp8_tensor_tflops": "fp8_tflops"}
+
+
+def test_every_sourced_peak_is_found_again_when_hidden(catalog: Catalog) -> None:
+    # Leave one out: hide each sourced tensor peak of the built-in catalog and derive it from
+    # the entry's other peaks and its architecture's peers. The ratios are the chips'
+    # (e.g. every Ada GeForce sheet: INT8 = 8 x FP32), so nearly all come back within 3%;
+    # Intel's XMX runs at a clock apart from the shader figure, hence the 10% bound.
+    errors = []
+    for gpu in catalog.of_kind(Gpu):
+        for field in DERIVED_FIELDS:
+            sourced = getattr(gpu, field)
+            if sourced is None:
+                continue
+            derived = getattr(tensor_peaks(gpu.model_copy(update={field: None}), catalog), _PEAK[field])
+            if derived is not None:
+                errors.append((abs(derived / sourced - 1), gpu.id, field))
+    assert len(errors) >= 80
+    assert max(errors)[0] <= 0.10, max(errors)
+    within_3 = sum(1 for e, _, _ in errors if e <= 0.03)
+    assert within_3 >= 0.9 * len(errors)
+
+
+def test_rtx_4080_super_gets_ada_geforce_ratios(catalog: Catalog) -> None:
+    # catalog/gpu.yaml: the RTX 4080 SUPER's entry gives FP32 52.2 TFLOPS and no tensor
+    # peak. Ada GeForce sheets in the catalog (RTX 4080: 48.7 / 389.9; RTX 4090: 82.58 /
+    # 660.6) give INT8 = 8 x FP32 and FP16 with FP32 accumulate = 2 x FP32; NVIDIA's
+    # "836 AI TOPS" for the 4080 SUPER is INT8 with sparsity, twice 418.
+    peaks = tensor_peaks(catalog.get_as("rtx-4080-super", Gpu), catalog)
+    assert peaks.int8_tops == pytest.approx(8 * 52.2, rel=0.01)
+    assert peaks.fp16_tflops == pytest.approx(2 * 52.2, rel=0.01)
+    assert any("rtx-4090" in note and "INT8" in note for note in peaks.notes)
+
+
+def test_estimate_says_when_a_peak_is_derived(catalog: Catalog) -> None:
+    hw = from_gpu(catalog, "rtx-4080-super")
+    assert hw.int8_tops_per_device == pytest.approx(417.6, rel=0.01)
+    assert hw.tflops_per_device == pytest.approx(104.4, rel=0.01)
+    assert any(a.startswith("derived: INT8 tensor peak 418 TOPS") for a in hw.assumptions)
+    # A sourced entry keeps its own figures and gets no note.
+    hw_4090 = from_gpu(catalog, "rtx-4090")
+    assert hw_4090.int8_tops_per_device == 660.6
+    assert not any(a.startswith("derived") for a in hw_4090.assumptions)
+
+
+def test_no_ratio_without_agreeing_peers(catalog: Catalog) -> None:
+    # An "Ampere" entry that names no die could be a GA100 (FP16 tensor = 16 x FP32, A100
+    # sheets) or a GA10x (4 x, A40/A10 sheets): the peers disagree, so nothing is derived.
+    a5000 = catalog.get_as("rtx-a5000", Gpu)
+    anonymous = a5000.model_copy(update={"architecture": "Ampere"})
+    peaks = tensor_peaks(anonymous, catalog)
+    assert peaks.fp16_tflops is None and peaks.int8_tops is None and peaks.notes == ()
+    # Named as GA102 it is a workstation GA10x card: 4 x and 8 x its 27.77 FP32 TFLOPS,
+    # the RTX A6000's and A40's ratios (NVIDIA's A5000 sheet: 222.2 tensor TFLOPS sparse).
+    named = tensor_peaks(a5000, catalog)
+    assert named.fp16_tflops == pytest.approx(4 * 27.77, rel=0.01)
+    assert named.int8_tops == pytest.approx(8 * 27.77, rel=0.01)
+    # Maxwell has no tensor units and no peer with a tensor peak: nothing to derive.
+    m40 = tensor_peaks(catalog.get_as("tesla-m40-24gb", Gpu), catalog)
+    assert (m40.fp16_tflops, m40.int8_tops, m40.notes) == (None, None, ())
+
+
+def test_zen4_counts_avx512_at_the_avx2_rate(catalog: Catalog) -> None:
+    from rackplanner.core.capacity.hardware import cpu_tflops
+    from rackplanner.core.catalog.parts import Cpu
+
+    # Zen 4 splits each 512-bit instruction over its two 256-bit FMA pipes (numberworld.org's
+    # Zen 4 teardown): 32 FP32 FLOP per cycle. EPYC 9654: 96 cores at 3.7 GHz boost
+    # (catalog/cpu.yaml) -> 96 x 32 x 3.7 = 11.37 TFLOPS. Zen 5 has 512-bit pipes: the
+    # EPYC 9755's 128 cores x 64 x 4.1 GHz = 33.6 TFLOPS; Sapphire Rapids has two 512-bit
+    # FMA units: the Xeon Platinum 8480+'s 56 cores x 64 x 3.8 GHz = 13.6 TFLOPS.
+    assert cpu_tflops(catalog.get_as("epyc-9654", Cpu)) == pytest.approx(96 * 32 * 3.7 / 1000)
+    assert cpu_tflops(catalog.get_as("epyc-9755", Cpu)) == pytest.approx(128 * 64 * 4.1 / 1000)
+    assert cpu_tflops(catalog.get_as("xeon-platinum-8480-plus", Cpu)) == pytest.approx(56 * 64 * 3.8 / 1000)
