@@ -13,6 +13,7 @@ from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.hf import load_hf_config
 from rackplanner.core.catalog.hf.towers import vision_params
 from rackplanner.core.catalog.hf.values import ConfigValues
+from rackplanner.core.errors import InputError
 
 HF = Path(__file__).parent / "data" / "hf"
 
@@ -48,6 +49,9 @@ PUBLISHED = [
     ("devstral-small-2507", 23.5724, None, True),  # total_parameters in the checkpoint's index
     ("cogito-v1-preview-qwen-14b", 14.7659, None, True),  # 29,531,895,808 bytes of BF16 in the index
     ("lfm2-1.2b", 1.1703, None, True),  # LiquidAI's card: 1,170,340,608
+    # LatentMoE: 512 routed experts of 1024 -> 2688 -> 1024 behind a 4096 <-> 1024 projection.
+    ("nemotron-3-super-120b-a12b-fp8", 120, "12", False),  # the model's name: 120B, 12B active
+    ("qwen3-coder-480b-a35b-instruct", 480, "35", True),  # Qwen: 480B total, 35B activated
 ]
 
 
@@ -138,6 +142,21 @@ def test_pre_quantized_checkpoints_name_their_format() -> None:
     assert load_hf_config(HF / "gpt-oss-20b" / "config.json").shipped_format == "mxfp4-bf16"
     assert load_hf_config(HF / "qwen3-32b-fp8" / "config.json").shipped_format == "fp8-block"
     assert load_hf_config(HF / "qwen3-8b" / "config.json").shipped_format is None
+    # NVIDIA's ModelOpt exports name the format in hf_quant_config.json beside config.json.
+    assert load_hf_config(HF / "nemotron-3-super-120b-a12b-fp8" / "config.json").shipped_format == "fp8"
+
+
+def test_modelopt_quant_file_beside_the_config(tmp_path: Path) -> None:
+    config = json.loads((HF / "qwen3-8b" / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps({"quantization": {"quant_algo": "NVFP4"}}))
+    assert load_hf_config(tmp_path / "config.json").shipped_format == "nvfp4"
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps({"quantization": {"quant_algo": "W4A8_AWQ"}}))
+    with pytest.raises(InputError, match=r"hf_quant_config.json: quant_algo 'W4A8_AWQ' is not a format known"):
+        load_hf_config(tmp_path / "config.json")
+    (tmp_path / "hf_quant_config.json").write_text("[1, 2]")
+    with pytest.raises(InputError, match=r"hf_quant_config.json: quantization must be an object"):
+        load_hf_config(tmp_path / "config.json")
 
 
 def test_gemma_ties_its_head_by_default_and_says_so() -> None:
@@ -404,3 +423,15 @@ def test_a_sparse_attention_model_without_its_top_k_says_so(tmp_path: Path) -> N
     model = load_hf_config(tmp_path / "config.json")
     assert model.sparse_attention_top_k is None
     assert "deepseek_v32 attends sparsely, but the file gives no index_topk" in (model.notes or "")
+
+
+def test_a_config_cut_inside_a_string_or_with_a_listed_model_type_is_refused(tmp_path: Path) -> None:
+    text = (HF / "qwen3-8b" / "config.json").read_text()
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: text.index('"model_type"') + 5])
+    with pytest.raises(InputError, match=r"a string runs to the end of the file \(truncated\?\)$"):
+        load_hf_config(cut)
+    listed = tmp_path / "listed.json"
+    listed.write_text(json.dumps({**json.loads(text), "model_type": ["qwen3"]}))
+    with pytest.raises(InputError, match=r"listed.json: model_type must be a string \(found \['qwen3'\]\)"):
+        load_hf_config(listed)

@@ -97,7 +97,12 @@ def parse_json(text: str, *, origin: str, what: str) -> object:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        problem = "the file ends early (truncated?)" if exc.pos >= len(text.rstrip()) else exc.msg
+        # json's messages end in " at" where it gives the position; the line and column say it here.
+        problem = exc.msg.removesuffix(" starting at").removesuffix(" at")
+        if exc.pos >= len(text.rstrip()):
+            problem = "the file ends early (truncated?)"
+        elif problem == "Unterminated string":
+            problem = "a string runs to the end of the file (truncated?)"
         raise InputError(f"{origin}: not valid JSON at line {exc.lineno}, column {exc.colno}: {problem}") from None
     except RecursionError:
         raise InputError(f"{origin}: JSON nested too deeply") from None

@@ -17,6 +17,8 @@ class ModelShape(BaseModel):
     family: str
     params_b: float
     active_params_b: float | None
+    # The same without the embedding table and the LM head, as Z.ai and MiniMax quote it.
+    active_body_params_b: float | None = None
     text_params_b: float
     vision_params_b: float | None
     audio_params_b: float | None
@@ -48,6 +50,8 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
         mtp = llm_shape.mtp_parameter_count_b(model) or None
     except ValueError:  # catalog entries without intermediate_size keep their stated sizes
         params, text, active, mtp = model.params_b, model.params_b, model.active_params_b, None
+    tables = (1 if model.tie_word_embeddings else 2) * model.vocab_size * model.hidden_size / 1e9
+    body = active - tables if active is not None and active > tables else None
     full, windowed = llm_shape.attention_layer_kinds(model)
     full_dims = llm_shape.attention_dims(model)
     own_dims = full_dims != llm_shape.attention_dims(model, full=False) and windowed > 0
@@ -56,6 +60,7 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
         family=model.family,
         params_b=params,
         active_params_b=active,
+        active_body_params_b=body,
         text_params_b=text,
         vision_params_b=(model.vision_params / 1e9) if model.vision_params else None,
         audio_params_b=(model.audio_params / 1e9) if model.audio_params else None,
@@ -80,6 +85,8 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
 def format_model_shape(shape: ModelShape, context: int) -> list[str]:
     """The "Model:" lines of the estimate report."""
     active = f", {shape.active_params_b:,.2f}B active per token" if shape.active_params_b else ""
+    if shape.active_params_b and shape.active_body_params_b:
+        active += f" ({shape.active_body_params_b:,.2f}B without the embedding and output tables)"
     encoders = [
         f"{b:.2f}B of them {kind}"
         for b, kind in ((shape.vision_params_b, "a vision encoder"), (shape.audio_params_b, "an audio encoder"))

@@ -144,7 +144,7 @@ def _tensor_groups(model: LlmModel, *, active: bool) -> TensorGroups:
         width = model.moe_intermediate_size or model.intermediate_size
         shared_width = model.moe_shared_intermediate_size or width
         moe_layers = llm_shape.moe_layer_count(model)
-        routed = float(moe_layers * experts * width * h)
+        routed = float(moe_layers * experts * width * (model.moe_latent_size or h))
         shared = float(moe_layers * (model.moe_shared_experts or 0) * shared_width * h)
         ffn_down = float(dense * model.intermediate_size * h) + routed + shared
     gate_up = ffn_down * (2 if model.mlp_gated else 1)

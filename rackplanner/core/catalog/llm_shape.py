@@ -99,7 +99,12 @@ def _moe_layer_params(model: LlmModel, experts_counted: int) -> int:
     shared_width = model.moe_shared_intermediate_size or expert_width
     shared = (model.moe_shared_experts or 0) * _mlp_params(model, shared_width)
     router = model.hidden_size * model.moe_experts
-    return experts_counted * _mlp_params(model, expert_width) + shared + router
+    latent = model.moe_latent_size
+    if latent is None:
+        return experts_counted * _mlp_params(model, expert_width) + shared + router
+    matrices = 3 if model.mlp_gated else 2
+    projections = 2 * model.hidden_size * latent
+    return experts_counted * matrices * latent * expert_width + projections + shared + router
 
 
 def _body_params(model: LlmModel, experts_counted: int) -> int:

@@ -188,7 +188,7 @@ def _model_data(
             f"{model_type} attends sparsely, but the file gives no index_topk: counted as full attention, "
             "so a long context's decode reads more here than it does"
         )
-    quant = top.obj("quantization_config") or text.obj("quantization_config")
+    quant = top.obj("quantization_config") or text.obj("quantization_config") or extras.sibling_quant_config(top.path)
     named = extras.model_name(top)
     if given_name and "/" in given_name:
         named = (given_name.split("/")[0], given_name.split("/")[-1])
@@ -310,7 +310,10 @@ def _moe(
         dense = dense_override
     # Kimi Linear and Bailing say num_shared_experts.
     shared = text.count_or_none("n_shared_experts") or text.count_or_none("num_shared_experts")
-    shared_width = text.opt_int("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size")
+    # 0 means no shared expert (Qwen3-Coder-480B-A35B writes shared_expert_intermediate_size: 0).
+    shared_width = text.count_or_none("shared_expert_intermediate_size") or text.count_or_none(
+        "moe_shared_expert_intermediate_size"
+    )
     if shared_width and not shared:
         shared = 1  # Qwen2-MoE / Qwen3-Next: one shared expert of its own width
     if model_type == "llama4_text" and not shared:
@@ -321,6 +324,7 @@ def _moe(
         "moe_intermediate_size": width,
         "moe_shared_experts": shared,
         "moe_shared_intermediate_size": shared_width,
+        "moe_latent_size": text.opt_int("moe_latent_size"),
         "moe_dense_layers": dense or None,
     }
 

@@ -4,8 +4,15 @@ in towers.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rackplanner.core.catalog.hf.values import ConfigValues
-from rackplanner.core.errors import show_value
+from rackplanner.core.errors import InputError, show_value
+from rackplanner.core.files import read_json
+from rackplanner.core.files import shown as shown_path
+
+# A ModelOpt file lists the modules it left unquantized: a few hundred kB for a large MoE.
+MAX_QUANT_FILE_BYTES = 8_000_000
 
 # Every format id shipped_format can give; a test checks each is a capacity format.
 SHIPPED_FORMATS = frozenset(
@@ -83,6 +90,23 @@ def _compressed_tensors(quant: ConfigValues) -> str:
     raise quant.error(
         "config_groups", f"weights of {show_value(bits, 10)}-bit {show_value(kind, 10)} are not known here"
     )
+
+
+# NVIDIA's ModelOpt exports write the format beside config.json, not in it.
+MODELOPT_QUANT_FILE = "hf_quant_config.json"
+
+
+def sibling_quant_config(config_path: Path) -> ConfigValues | None:
+    """The ``quantization`` block of a ModelOpt ``hf_quant_config.json`` next to the config,
+    read as a ``quantization_config`` of method modelopt; None when there is no such file."""
+    path = config_path.parent / MODELOPT_QUANT_FILE
+    if not path.is_file():
+        return None
+    raw = read_json(path, what="quantization config", max_bytes=MAX_QUANT_FILE_BYTES)
+    block = raw.get("quantization") if isinstance(raw, dict) else None
+    if not isinstance(block, dict):
+        raise InputError(f"{shown_path(path)}: quantization must be an object naming quant_algo")
+    return ConfigValues({"quant_method": "modelopt", **block}, path)
 
 
 def mtp_layers(cfg: ConfigValues) -> int | None:

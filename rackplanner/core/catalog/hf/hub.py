@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from rackplanner.core.catalog.hf.extras import MODELOPT_QUANT_FILE
 from rackplanner.core.errors import InputError
 
 # Hub repository ids: "org/name" of letters, digits, '-', '_' and '.'.
@@ -27,7 +28,7 @@ def hub_config(repo_id: str, cache_dir: Path | None = None) -> Path:
     if isinstance(cached, str):
         return Path(cached)
     try:
-        return Path(huggingface_hub.hf_hub_download(repo_id, "config.json", cache_dir=cache_dir))
+        path = Path(huggingface_hub.hf_hub_download(repo_id, "config.json", cache_dir=cache_dir))
     except errors.GatedRepoError:
         raise InputError(
             f"--hf {repo_id}: the model is gated; log in with `hf auth login` after accepting its terms"
@@ -45,3 +46,16 @@ def hub_config(repo_id: str, cache_dir: Path | None = None) -> Path:
         raise InputError(
             f"--hf {repo_id}: config.json is not in the Hub cache and could not be fetched ({reason})"
         ) from None
+    _fetch_beside(repo_id, MODELOPT_QUANT_FILE, cache_dir)
+    return path
+
+
+def _fetch_beside(repo_id: str, filename: str, cache_dir: Path | None) -> None:
+    """Fetch a file the config is read with into the same cache snapshot, if the model has
+    one: only just after config.json came over the network, so a cached model stays offline."""
+    import huggingface_hub
+
+    try:
+        huggingface_hub.hf_hub_download(repo_id, filename, cache_dir=cache_dir)
+    except Exception:  # most models have none; the config alone is still read
+        return

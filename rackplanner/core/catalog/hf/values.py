@@ -68,8 +68,13 @@ class ConfigValues:
         return value
 
     def string(self, key: str) -> str | None:
+        """A text value; None when absent or empty, an error when it is not text."""
         value = self.data.get(key)
-        return value if isinstance(value, str) and value else None
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise self.error(key, f"must be a string (found {show_value(value, 40)})")
+        return value or None
 
     def obj(self, key: str) -> ConfigValues | None:
         value = self.data.get(key)

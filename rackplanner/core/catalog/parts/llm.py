@@ -81,6 +81,10 @@ class LlmModel(Part):
     attention_output_gate: bool = False
     # Width of the always-on shared expert when it differs from a routed one (Qwen3-Next).
     moe_shared_intermediate_size: int | None = Field(default=None, ge=1, le=10_000_000)
+    # Routed experts that work at a narrower latent width (Nemotron 3's LatentMoE): each MoE
+    # layer projects the token hidden -> latent before them and back after; the shared
+    # expert and the router stay at the hidden width.
+    moe_latent_size: int | None = Field(default=None, ge=1, le=10_000_000)
     # Multi-token-prediction modules (DeepSeek-V3's MTP): in the checkpoint, loaded only
     # for speculative decoding, so not in params_b.
     mtp_layers: int | None = Field(default=None, ge=1, le=1000)
