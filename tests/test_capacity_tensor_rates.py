@@ -83,3 +83,12 @@ def test_zen4_counts_avx512_at_the_avx2_rate(catalog: Catalog) -> None:
     assert cpu_tflops(catalog.get_as("epyc-9654", Cpu)) == pytest.approx(96 * 32 * 3.7 / 1000)
     assert cpu_tflops(catalog.get_as("epyc-9755", Cpu)) == pytest.approx(128 * 64 * 4.1 / 1000)
     assert cpu_tflops(catalog.get_as("xeon-platinum-8480-plus", Cpu)) == pytest.approx(56 * 64 * 3.8 / 1000)
+
+
+def test_trust_note_names_derived_peaks(catalog: Catalog) -> None:
+    from rackplanner.core.capacity.text import trust_note
+
+    # The same sentence goes under the dock's table and into the PDF report's capacity section.
+    note = trust_note(from_gpu(catalog, "rtx-3060-12gb"))
+    assert note.endswith("Its INT8 tensor peak is derived from its architecture's other cards, not its sheet.")
+    assert "derived" not in trust_note(from_gpu(catalog, "rtx-4090"))

@@ -460,3 +460,18 @@ def test_table_note_says_how_far_the_speeds_are_off(colo: tuple[PlanDocument, Ca
     assert f"decode typically ±{decode.median:.0%} (90% within ±{decode.p90:.0%})" in note
     assert f"prefill typically ±{prefill.median:.0%}" in note
     assert "gpu-hbm hardware" in note
+
+
+def test_table_note_says_when_a_tensor_peak_is_derived(qtbot: QtBot, catalog: Catalog) -> None:
+    # The home rig with its RTX 3090s swapped for RTX 4080 SUPERs, whose catalog entry gives only
+    # FP32 (52.2 TFLOPS): the dock runs its prompts on the INT8 peak Ada's other GeForce cards
+    # imply (8 x 52.2), and says so under the table, not only in the title's tooltip.
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    rig = plan.machines[0]
+    cards = [c.model_copy(update={"part": "rtx-4080-super"}) if c.part == "rtx-3090" else c for c in rig.cards]
+    plan = plan.model_copy(update={"machines": [rig.model_copy(update={"cards": cards}), *plan.machines[1:]]})
+    dock = make_dock(qtbot, PlanDocument(plan, catalog))
+    assert "2 x NVIDIA GeForce RTX 4080 SUPER" in dock.title.text()
+    assert dock.hardware[0].int8_tops_per_device == pytest.approx(417.6, rel=0.01)
+    assert "Its INT8, FP16 and FP8 tensor peaks are derived" in dock.table_note.text()
+    assert "derived: INT8 tensor peak 418 TOPS" in dock.title.toolTip()

@@ -97,9 +97,18 @@ def trust_note(hw: Hardware) -> str:
         band = error_band(cal, hw, metric)
         if band is not None:
             parts.append(f"{metric} typically ±{band.median:.0%} (90% within ±{band.p90:.0%})")
+    derived = [
+        a.removeprefix("derived: ").split(" tensor peak ")[0] for a in hw.assumptions if a.startswith("derived: ")
+    ]
+    # A prompt speed on a peak no sheet gave is said beside its error, not only in a tooltip.
+    named = " and ".join([", ".join(derived[:-1]), derived[-1]] if len(derived) > 1 else derived)
+    peak_word = "peaks are" if len(derived) > 1 else "peak is"
+    peaks = f" Its {named} tensor {peak_word} derived from its architecture's other cards, not its sheet."
+    peaks = peaks if derived else ""
     if not parts:
-        return "Speeds: no measurement of this kind of hardware, so their error is unknown."
-    return f"Speeds on {band_class(hw)} hardware, tested on published runs held out from the fit: {', '.join(parts)}."
+        return "Speeds: no measurement of this kind of hardware, so their error is unknown." + peaks
+    held_out = f"tested on published runs held out from the fit: {', '.join(parts)}."
+    return f"Speeds on {band_class(hw)} hardware, {held_out}{peaks}"
 
 
 def _band(band: ErrorBand | None) -> str:
