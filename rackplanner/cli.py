@@ -266,6 +266,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     estimate.add_argument("--kv-cache", default="fp16", metavar="PREC", help="KV cache precision (default fp16)")
     estimate.add_argument("--prompt", type=int, metavar="N", help="prompt tokens for prefill and time to first token")
+    estimate.add_argument(
+        "--depth",
+        type=int,
+        metavar="D",
+        default=0,
+        help="tokens already in the cache when the prompt comes (a chat's history; llama-bench -d); default 0",
+    )
     estimate.add_argument("--json", action="store_true", help="machine-readable output")
 
     _add_advise(sub, common)

@@ -93,3 +93,28 @@ def test_the_board_limits_a_cpu_estimate(catalog: Catalog) -> None:
     hw = from_machine(machine, limited)
     assert hw.mem_bw_gbs_per_device == pytest.approx(38.4)
     assert any("1 of the CPU's 2 memory channels" in a for a in hw.assumptions)
+
+
+def test_the_dgx_spark_runs_the_servers_and_a_mac_does_not(catalog: Catalog) -> None:
+    # NVIDIA/dgx-spark-playbooks#79 (2026-04-25): nvidia/Llama-3.3-70B-Instruct-NVFP4 in vLLM
+    # 0.15.1 on one DGX Spark serves "~4.0-4.2 tok/s end-to-end"; #91 works out a 6.72
+    # tokens/s roofline from 40.61 GB a token over 273 GB/s. Not among the fitted points.
+    model = get_model(catalog, "llama-3.3-70b")
+    spark = from_unified_system(catalog, "dgx-spark")
+    est = estimate(model, "nvfp4", spark, runtime="vllm", context=1024, prompt=256, with_training=False)
+    assert est.decode_tokens_per_s == pytest.approx(4.1, rel=0.25)
+    # No vLLM run on unified memory is among the fitted points: the estimate says its share and
+    # error band are other hardware's.
+    assert any(n.startswith("no published vLLM (tensor parallel) run on hardware like") for n in est.notes)
+    for runtime in ("sglang", "tensorrt-llm"):
+        assert estimate(model, "nvfp4", spark, runtime=runtime, with_training=False).fits
+    mac = from_unified_system(catalog, "mac-studio-m2-ultra-192gb")
+    with pytest.raises(InputError, match="runs on GPUs and NVIDIA's and AMD's unified-memory machines"):
+        estimate(model, "q4_k_m", mac, runtime="vllm")
+    with pytest.raises(InputError, match=r"choose llama\.cpp"):
+        estimate(
+            model,
+            "q4_k_m",
+            from_unified_system(catalog, "framework-desktop-ryzen-ai-max-395-128gb"),
+            runtime="tensorrt-llm",
+        )

@@ -69,6 +69,9 @@ class Estimate(BaseModel):
     best_batch_tokens_per_s: float | None
     prefill_tokens_per_s: float | None
     prompt_tokens: int
+    # Tokens already in the cache when the prompt comes (a chat's history): its attention
+    # reads them, so a prompt after a long history runs slower.
+    prompt_depth: int = 0
     time_to_first_token_s: float | None
     concurrent_at_target: int | None
     requests_per_s_at_target: float | None
@@ -112,6 +115,7 @@ def estimate(
     with_training: bool = True,
     calibration: Calibration | None = None,
     gpu_layers: int | None = None,
+    prompt_depth: int = 0,
 ) -> Estimate:
     """Memory fit, decode/prefill speed and (optionally) training limits; ``gpu_layers``
     is llama.cpp's -ngl, the layers kept in VRAM."""
@@ -123,7 +127,19 @@ def estimate(
         raise InputError(f"target tokens/s must be positive (got {target_tokens_per_s})")
     prompt_tokens = min(context, 512) if prompt is None else prompt
     check_positive("prompt", prompt_tokens)
+    if prompt_depth < 0:
+        raise InputError(f"depth must be 0 or more tokens (got {prompt_depth})")
+    if prompt_depth + prompt_tokens > context:
+        raise InputError(
+            f"a {prompt_tokens:,}-token prompt after {prompt_depth:,} cached tokens needs a context of "
+            f"{prompt_depth + prompt_tokens:,}; give --context {prompt_depth + prompt_tokens} or more"
+        )
     notes: list[str] = []
+    if model.max_context and context > model.max_context:
+        notes.append(
+            f"context {context:,} is beyond the {model.max_context:,} tokens {model.model} was made for: "
+            "the memory and speed are worked out, but the model may not answer well that far"
+        )
     if not rt.runs_on(hw.kind, hw.vendor):
         raise InputError(rt.refusal(hw.label))
     refusal = unsupported(rt, fmt, hw)
@@ -146,7 +162,7 @@ def estimate(
         batch,
         context,
         kv_bytes,
-        prompt_tokens,
+        (prompt_tokens, prompt_depth),
         output_tokens,
         target_tokens_per_s,
         calibration,
@@ -168,6 +184,8 @@ def estimate(
     if rt.split == "row" and hw.kind == "gpu" and hw.devices > 1:
         notes.append(ROW_SPLIT_NOTE)
     s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
+    if s_in is not None:
+        notes.extend(_untested_class_notes(s_in, rt, hw))
     cal = calibration or current()
     classes = f"decode {s_in.decode_class}, prefill {s_in.prefill_class}" if s_in is not None else ""
     return Estimate(
@@ -198,6 +216,7 @@ def estimate(
         best_batch_tokens_per_s=bb[1] if bb else None,
         prefill_tokens_per_s=pf,
         prompt_tokens=prompt_tokens,
+        prompt_depth=prompt_depth,
         time_to_first_token_s=ttft,
         concurrent_at_target=conc,
         requests_per_s_at_target=rps,
@@ -222,7 +241,7 @@ def _speeds(
     batch: int,
     context: int,
     kv_bytes: float,
-    prompt: int,
+    prompt_at: tuple[int, int],
     output_tokens: int,
     target: float,
     calibration: Calibration | None,
@@ -238,7 +257,8 @@ def _speeds(
     if s.flops_per_s == float("inf"):
         # No tensor peak in the catalog: prefill is unknown, not infinitely fast.
         return s, dec, dec1, bb, None, None, None, None
-    pf = prefill_tokens_per_s(s, prompt)
+    prompt, depth = prompt_at
+    pf = prefill_tokens_per_s(s, prompt, depth)
     # The prompt pass's last logits give the first token: no decode step before it.
     ttft = prompt / pf
     conc, rps = requests_per_s(
@@ -251,6 +271,23 @@ def _speeds(
         prefill_tps=pf,
     )
     return s, dec, dec1, bb, pf, ttft, conc, rps
+
+
+def _untested_class_notes(s: SpeedInputs, rt: Runtime, hw: Hardware) -> list[str]:
+    """Say so when a share comes from every device's fit: no measured run of this runtime
+    on this memory (decode) or device family (prefill), so the error band is other runs'."""
+    untested = [
+        metric
+        for metric, cls in (("decode", s.decode_class), ("prefill", s.prefill_class))
+        if cls.startswith(("any|", "gpu|", "soc|", "cpu|"))
+    ]
+    if not untested:
+        return []
+    return [
+        f"no published {rt.label} run on hardware like {hw.label} was fitted for {' or '.join(untested)}: "
+        f"its share is every device's ({s.decode_class if 'decode' in untested else s.prefill_class}), "
+        "so the error band given is not this kind's"
+    ]
 
 
 class TableRow(BaseModel):

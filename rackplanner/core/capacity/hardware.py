@@ -50,6 +50,8 @@ class Hardware(BaseModel):
     # Peaks a format with 8-bit weights and activations runs at (None: not in the catalog).
     fp8_tflops_per_device: float | None = None
     int8_tops_per_device: float | None = None
+    # The FP16 tensor peak (FP32 accumulate) where known: what a prompt's attention runs at.
+    fp16_tensor_tflops_per_device: float | None = None
     assumptions: list[str] = []
 
     @property
@@ -82,6 +84,7 @@ def _gpu_figures(gpu: Gpu, catalog: Catalog) -> tuple[float, dict[str, object], 
         "vendor": gpu.vendor.lower(),
         "fp8_tflops_per_device": peaks.fp8_tflops,
         "int8_tops_per_device": peaks.int8_tops,
+        "fp16_tensor_tflops_per_device": peaks.fp16_tflops,
     }
     return gpu.mem_bw_gbs, fields, list(peaks.notes)
 

@@ -44,6 +44,9 @@ class Runtime:
     # Prompt tokens one forward pass takes at most: each pass pays the fixed costs of its
     # kernels once, so a short prompt pays them over fewer tokens.
     prefill_chunk_tokens: int = SERVER_STEP_TOKENS
+    # Unified-memory machines whose GPU maker it runs on (the DGX Spark's GB10 runs vLLM,
+    # SGLang and TensorRT-LLM); None: the ``kinds`` and ``vendors`` rule alone.
+    soc_vendors: frozenset[str] | None = None
 
     @property
     def own_kernels_per_gpu(self) -> bool:
@@ -53,6 +56,8 @@ class Runtime:
 
     def runs_on(self, kind: str, vendor: str | None = None) -> bool:
         """Whether it runs on a device of ``kind`` (gpu, cpu, soc) from ``vendor``."""
+        if kind == "soc" and self.soc_vendors is not None:
+            return vendor is not None and vendor.lower() in self.soc_vendors
         if self.vendors is not None and vendor is not None and vendor.lower() not in self.vendors:
             return False
         return kind in self.kinds
@@ -63,6 +68,9 @@ class Runtime:
 
 
 _GPU = frozenset({"gpu"})
+_NV, _NV_AMD = frozenset({"nvidia"}), frozenset({"nvidia", "amd"})
+_NV_TEXT = "GPUs and NVIDIA's unified-memory machines (DGX Spark)"
+_SERVER_TEXT = "GPUs and NVIDIA's and AMD's unified-memory machines (DGX Spark, Strix Halo)"
 RUNTIMES: dict[str, Runtime] = {
     r.id: r
     for r in (
@@ -98,10 +106,11 @@ RUNTIMES: dict[str, Runtime] = {
             frozenset({"nvidia", "amd", "intel"}),
             prefill_chunk_tokens=LLAMA_CPP_UBATCH,
         ),
-        Runtime("vllm", "vLLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
+        # vLLM builds for the DGX Spark (CUDA, sm_121) and for Strix Halo (ROCm, gfx1151).
+        Runtime("vllm", "vLLM (tensor parallel)", "tensor", _GPU, _SERVER_TEXT, False, soc_vendors=_NV_AMD),
         Runtime("vllm-v0", "vLLM before 0.8 (V0 engine, tensor parallel)", "tensor", _GPU, "GPUs", False),
-        Runtime("sglang", "SGLang (tensor parallel)", "tensor", _GPU, "GPUs", False),
-        Runtime("tensorrt-llm", "TensorRT-LLM (tensor parallel)", "tensor", _GPU, "GPUs", False),
+        Runtime("sglang", "SGLang (tensor parallel)", "tensor", _GPU, _NV_TEXT, False, soc_vendors=_NV),
+        Runtime("tensorrt-llm", "TensorRT-LLM (tensor parallel)", "tensor", _GPU, _NV_TEXT, False, soc_vendors=_NV),
         # Hugging Face's Text Generation Inference: shards every matrix over the GPUs (num_shard).
         Runtime("tgi", "TGI (tensor parallel)", "tensor", _GPU, "GPUs", False),
         Runtime("vllm-pp", "vLLM (pipeline parallel)", "pipeline", _GPU, "GPUs", False),

@@ -107,6 +107,11 @@ class SpeedInputs:
     prefill_class: str = ""
     # llama.cpp's row split over several GPUs, if that is the runtime.
     rows: RowSplit | None = None
+    # How much slower a prompt's attention runs than its GEMMs: FlashAttention multiplies
+    # FP16 with FP32 accumulation whatever the weights' format, so against a GEMM peak of
+    # INT8 (llama.cpp's quantized types) or FP8 its rate is the FP16 tensor peak's, at the
+    # class's 16-bit share.
+    attention_slowdown: float = 1.0
 
     @classmethod
     def build(
@@ -132,13 +137,18 @@ class SpeedInputs:
         host = host_eff * (hw.host_bw_gbs or 0.0) * k.GB
         tflops = peak_tflops(hw, fmt, runtime)
         prefill_eff, prefill_class = prefill_efficiency(cal, hw, runtime.id)
+        gemm_share = 1.0  # of the class's share: what FP8 GEMMs reach of the FP8 peak
         if on_fp8_peak(hw, fmt, runtime):
             fp8_factor = fp8_prefill_factor(cal.prefill_fp8_factor, hw, runtime.id)
+            gemm_share = fp8_factor
             prefill_eff *= fp8_factor
             prefill_class += f" x{fp8_factor:.2f} on the FP8 peak"
         flops = prefill_eff * tflops * 1e12 * parallel if tflops else float("inf")
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
         rows = row_split(model, hw, runtime, quantized=fmt.family == "gguf")
+        # Attention runs at the class's share of the FP16 peak, not at the FP8 GEMMs' share.
+        fp16 = hw.fp16_tensor_tflops_per_device
+        slowdown = gemm_share * tflops / fp16 if tflops and fp16 else 1.0
         return cls(
             model=model,
             hw=hw,
@@ -154,6 +164,7 @@ class SpeedInputs:
             mem_bytes_per_s=mem,
             host_bytes_per_s=host,
             flops_per_s=flops,
+            attention_slowdown=slowdown,
             fixed_step_s=fixed_pass_s(
                 cal, hw, runtime.id, model.layers, moe_layer_count(model), hops, rows.syncs if rows else 0
             ),
@@ -282,19 +293,30 @@ def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
     return batch / decode_step_s(s, batch, context)
 
 
-def prompt_flops_per_token(s: SpeedInputs, prompt: int) -> float:
-    """FLOPs per prompt token: every layer's weights and attention, the output head once
-    per prompt (llama.cpp, vLLM and TensorRT-LLM compute the last token's logits only); under
-    a row split, those the main GPU does."""
+def prompt_attention_flops(s: SpeedInputs, prompt: int, depth: int = 0) -> float:
+    """Attention FLOPs of the mean token of a prompt of ``prompt`` tokens that follows
+    ``depth`` tokens already in the cache (a chat's history, llama-bench's -d): the prompt's
+    share of a prompt ``depth + prompt`` long, n x mean(n) summed over its tokens."""
+    if depth <= 0:
+        return s.attention_flops(prompt, prompt=True)
+    whole = depth + prompt
+    return (whole * s.attention_flops(whole, prompt=True) - depth * s.attention_flops(depth, prompt=True)) / prompt
+
+
+def prompt_flops_per_token(s: SpeedInputs, prompt: int, depth: int = 0) -> float:
+    """FLOPs per prompt token: every layer's weights and attention (over ``depth`` cached
+    tokens too), the output head once per prompt (llama.cpp, vLLM and TensorRT-LLM compute
+    the last token's logits only); under a row split, those the main GPU does."""
     body = s.active_params - s.head_params
     weights = 2 * body + 2 * s.head_params / max(prompt, 1)
     # A row split's GPUs multiply their rows at once: the main GPU's share is what takes time.
-    return weights * _row_work_share(s) + s.attention_flops(prompt, prompt=True)
+    return weights * _row_work_share(s) + prompt_attention_flops(s, prompt, depth) * s.attention_slowdown
 
 
-def prefill_tokens_per_s(s: SpeedInputs, prompt: int) -> float:
-    """Prompt tokens per second for a prompt of ``prompt`` tokens (compute-bound)."""
-    flops_per_token = prompt_flops_per_token(s, prompt)
+def prefill_tokens_per_s(s: SpeedInputs, prompt: int, depth: int = 0) -> float:
+    """Prompt tokens per second for a prompt of ``prompt`` tokens after ``depth`` cached
+    ones (compute-bound)."""
+    flops_per_token = prompt_flops_per_token(s, prompt, depth)
     ubatch = min(prompt, s.prefill_chunk_tokens)
     # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
     mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s

@@ -89,6 +89,10 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
     return {**{key: data[key] for key in STABLE_FIELDS}, **data}
 
 
+def _after(depth: int) -> str:
+    return f" after {depth:,} already in the cache" if depth else ""
+
+
 def trust_note(hw: Hardware) -> str:
     """How far speeds on hardware like ``hw`` are off, held out: "Decode typically ±11% ..."."""
     cal = current()
@@ -146,7 +150,7 @@ def format_estimate(est: Estimate) -> str:
     else:
         prefill = (
             f"  prefill: {_rate(est.prefill_tokens_per_s)}{_band(est.prefill_error)}; time to first token for "
-            f"{est.prompt_tokens:,} prompt tokens: {est.time_to_first_token_s or 0:.2f} s"
+            f"{est.prompt_tokens:,} prompt tokens{_after(est.prompt_depth)}: {est.time_to_first_token_s or 0:.2f} s"
             if est.prefill_tokens_per_s is not None
             else "  prefill: unknown, so not estimated (the catalog gives no tensor peak for this hardware)"
         )
@@ -232,6 +236,7 @@ ESTIMATE_OPTIONS = (
     "runtime",
     "kv_cache",
     "prompt",
+    "depth",
     "json",
 )
 
@@ -276,6 +281,7 @@ def estimate_command(
     runtime: str = "llama.cpp",
     kv_cache: str = "fp16",
     prompt: int | None = None,
+    depth: int = 0,
     json: bool = False,
 ) -> str:
     """What ``rackplanner estimate`` prints: the text report, or JSON with the stable fields first."""
@@ -308,6 +314,7 @@ def estimate_command(
         kv_cache=kv_cache,
         prompt=prompt,
         gpu_layers=gpu_layers,
+        prompt_depth=depth,
     )
     from rackplanner.core.capacity.cost import format_ownership
     from rackplanner.core.capacity.plan_training import format_plan_training, plan_training
