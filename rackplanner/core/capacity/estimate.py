@@ -285,7 +285,7 @@ def _untested_class_notes(s: SpeedInputs, rt: Runtime, hw: Hardware) -> list[str
         return []
     return [
         f"no published {rt.label} run on hardware like {hw.label} was fitted for {' or '.join(untested)}: "
-        f"its share is every device's ({s.decode_class if 'decode' in untested else s.prefill_class}), "
+        f"its share is the widest class's ({s.decode_class if 'decode' in untested else s.prefill_class}), "
         "so the error band given is not this kind's"
     ]
 
