@@ -435,3 +435,13 @@ def test_a_config_cut_inside_a_string_or_with_a_listed_model_type_is_refused(tmp
     listed.write_text(json.dumps({**json.loads(text), "model_type": ["qwen3"]}))
     with pytest.raises(InputError, match=r"listed.json: model_type must be a string \(found \['qwen3'\]\)"):
         load_hf_config(listed)
+
+
+def test_active_count_without_the_tables() -> None:
+    # Nemotron-3-Super-120B-A12B: the name's "A12B" is the decoder's active weights; with its
+    # two untied 131,072 x 4,096 tables (1.07B) counted the active total is 12.77B.
+    model = load_hf_config(HF / "nemotron-3-super-120b-a12b-fp8" / "config.json")
+    body = llm_shape.active_body_parameter_count_b(model)
+    assert abs(body - 12) <= 0.01 * 12 + 0.5
+    tables = 2 * 131_072 * 4_096 / 1e9
+    assert body == pytest.approx(llm_shape.active_parameter_count_b(model) - tables)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from rackplanner.core.capacity.classes import runtime_class
-from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band
+from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band, is_widest_class
 from rackplanner.core.capacity.formats import (
     WeightFormat,
     bits_per_weight,
@@ -277,9 +277,7 @@ def _untested_class_notes(s: SpeedInputs, rt: Runtime, hw: Hardware) -> list[str
     """Say so when a share comes from every device's fit: no measured run of this runtime
     on this memory (decode) or device family (prefill), so the error band is other runs'."""
     untested = [
-        metric
-        for metric, cls in (("decode", s.decode_class), ("prefill", s.prefill_class))
-        if cls.startswith(("any|", "gpu|", "soc|", "cpu|"))
+        metric for metric, cls in (("decode", s.decode_class), ("prefill", s.prefill_class)) if is_widest_class(cls)
     ]
     if not untested:
         return []

@@ -94,6 +94,12 @@ def _prefill_levels(hw: Hardware) -> list[str]:
     return [f"{hw.arch} {hw.device_class}", hw.arch, *by_class, f"{hw.vendor}-{hw.kind}", hw.kind]
 
 
+def is_widest_class(key: str) -> bool:
+    """Whether a constant's class is one that any hardware falls back to (``any|server``),
+    or for prefill any device of a kind (``gpu|llama.cpp``): no narrower class measured it."""
+    return key.split("|")[0] in (ANY, "gpu", "cpu", "soc")
+
+
 def prefill_keys(hw: Hardware, runtime_id: str) -> list[str]:
     """Prefill classes to look a constant up in: narrowest hardware first, at each level the
     runtime's own class before the one it falls back to (the device matters more than the fork)."""

@@ -52,6 +52,8 @@ class Hardware(BaseModel):
     int8_tops_per_device: float | None = None
     # The FP16 tensor peak (FP32 accumulate) where known: what a prompt's attention runs at.
     fp16_tensor_tflops_per_device: float | None = None
+    # Tensor peaks the catalog entry lacks, derived from its architecture's ("INT8", "FP16").
+    derived_peaks: list[str] = []
     assumptions: list[str] = []
 
     @property
@@ -85,6 +87,7 @@ def _gpu_figures(gpu: Gpu, catalog: Catalog) -> tuple[float, dict[str, object], 
         "fp8_tflops_per_device": peaks.fp8_tflops,
         "int8_tops_per_device": peaks.int8_tops,
         "fp16_tensor_tflops_per_device": peaks.fp16_tflops,
+        "derived_peaks": list(peaks.derived),
     }
     return gpu.mem_bw_gbs, fields, list(peaks.notes)
 

@@ -48,10 +48,9 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
         text = llm_shape.text_parameter_count_b(model)
         active = llm_shape.active_parameter_count_b(model) if model.moe_experts else None
         mtp = llm_shape.mtp_parameter_count_b(model) or None
+        body = llm_shape.active_body_parameter_count_b(model) if model.moe_experts else None
     except ValueError:  # catalog entries without intermediate_size keep their stated sizes
-        params, text, active, mtp = model.params_b, model.params_b, model.active_params_b, None
-    tables = (1 if model.tie_word_embeddings else 2) * model.vocab_size * model.hidden_size / 1e9
-    body = active - tables if active is not None and active > tables else None
+        params, text, active, mtp, body = model.params_b, model.params_b, model.active_params_b, None, None
     full, windowed = llm_shape.attention_layer_kinds(model)
     full_dims = llm_shape.attention_dims(model)
     own_dims = full_dims != llm_shape.attention_dims(model, full=False) and windowed > 0

@@ -24,9 +24,9 @@ from rackplanner.core.catalog.parts import Gpu
 
 # The peaks that can be derived, and what each is called in a note.
 DERIVED_FIELDS = {
-    "int8_tensor_tops": ("INT8 tensor", "TOPS"),
-    "fp16_tensor_tflops": ("FP16 tensor", "TFLOPS"),
-    "fp8_tensor_tflops": ("FP8 tensor", "TFLOPS"),
+    "int8_tensor_tops": ("INT8", "TOPS"),
+    "fp16_tensor_tflops": ("FP16", "TFLOPS"),
+    "fp8_tensor_tflops": ("FP8", "TFLOPS"),
 }
 # Fields a missing peak is scaled from, tensor peaks first: they share the tensor clock.
 _BASES = ("int8_tensor_tops", "fp16_tensor_tflops", "fp8_tensor_tflops", "fp32_tflops")
@@ -44,6 +44,8 @@ class TensorPeaks:
     fp16_tflops: float | None
     int8_tops: float | None
     fp8_tflops: float | None
+    # The peaks derived here ("INT8", "FP16", "FP8") and how each was.
+    derived: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
 
@@ -89,40 +91,51 @@ def _ratio(peers: list[Gpu], field: str, base: str) -> tuple[float, list[str]] |
     return statistics.median(r for r, _ in agreeing), sorted(pid for _, pid in agreeing)
 
 
+def _derive(gpu: Gpu, field: str, peers: list[Gpu], arch: str) -> tuple[float, str] | None:
+    """A missing peak from the first of the entry's own (sourced) peaks its peers give a
+    ratio for, with the note that says how; None when none does."""
+    for base in _BASES:
+        base_value = getattr(gpu, base)
+        if base == field or not base_value:
+            continue
+        found = _ratio(peers, field, base)
+        if found is None:
+            continue
+        ratio, ids = found
+        name, unit = DERIVED_FIELDS[field]
+        base_name = f"{DERIVED_FIELDS[base][0]} tensor" if base in DERIVED_FIELDS else "FP32"
+        value = base_value * ratio
+        note = (
+            f"derived: {name} tensor peak {value:.0f} {unit} = {ratio:.2f} x {base_name} "
+            f"{base_value:g}, the ratio of {', '.join(ids)} ({arch}); the catalog entry gives none"
+        )
+        return value, note
+    return None
+
+
 def tensor_peaks(gpu: Gpu, catalog: Catalog) -> TensorPeaks:
     """The GPU's FP16, INT8 and FP8 dense tensor peaks; a missing one is derived from one it
     has by the ratio its architecture's sourced entries share, and a note says so."""
     values = {f: getattr(gpu, f) for f in DERIVED_FIELDS}
-    missing = [f for f, v in values.items() if v is None]
+    derived: list[str] = []
     notes: list[str] = []
     cls = rate_class(gpu)
-    if missing and cls is not None:
+    if cls is not None and None in values.values():
         peers = [
             p
             for p in catalog.of_kind(Gpu)
             if p.id != gpu.id and (pc := rate_class(p)) is not None and _same_class(cls, pc)
         ]
-        for field in missing:
-            for base in _BASES:
-                # Only from the entry's own (sourced) peaks, never from one derived here.
-                base_value = getattr(gpu, base)
-                if not base_value or base == field:
-                    continue
-                found = _ratio(peers, field, base)
-                if found is None:
-                    continue
-                ratio, ids = found
-                values[field] = base_value * ratio
-                name, unit = DERIVED_FIELDS[field]
-                base_name = DERIVED_FIELDS[base][0] if base in DERIVED_FIELDS else "FP32"
-                notes.append(
-                    f"derived: {name} peak {values[field]:.0f} {unit} = {ratio:.2f} x {base_name} "
-                    f"{base_value:g}, the ratio of {', '.join(ids)} ({cls[1]}); the catalog entry gives none"
-                )
-                break
+        for field in (f for f, v in values.items() if v is None):
+            found = _derive(gpu, field, peers, cls[1])
+            if found is not None:
+                values[field] = found[0]
+                derived.append(DERIVED_FIELDS[field][0])
+                notes.append(found[1])
     return TensorPeaks(
         fp16_tflops=values["fp16_tensor_tflops"],
         int8_tops=values["int8_tensor_tops"],
         fp8_tflops=values["fp8_tensor_tflops"],
+        derived=tuple(derived),
         notes=tuple(notes),
     )

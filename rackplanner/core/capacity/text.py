@@ -93,6 +93,15 @@ def _after(depth: int) -> str:
     return f" after {depth:,} already in the cache" if depth else ""
 
 
+def _derived_sentence(names: list[str]) -> str:
+    """ " Its INT8, FP16 and FP8 tensor peaks are derived ..." (empty when none is)."""
+    if not names:
+        return ""
+    listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+    verb = "peaks are" if len(names) > 1 else "peak is"
+    return f" Its {listed} tensor {verb} derived from its architecture's other cards, not its sheet."
+
+
 def trust_note(hw: Hardware) -> str:
     """How far speeds on hardware like ``hw`` are off, held out: "Decode typically ±11% ..."."""
     cal = current()
@@ -101,14 +110,8 @@ def trust_note(hw: Hardware) -> str:
         band = error_band(cal, hw, metric)
         if band is not None:
             parts.append(f"{metric} typically ±{band.median:.0%} (90% within ±{band.p90:.0%})")
-    derived = [
-        a.removeprefix("derived: ").split(" tensor peak ")[0] for a in hw.assumptions if a.startswith("derived: ")
-    ]
     # A prompt speed on a peak no sheet gave is said beside its error, not only in a tooltip.
-    named = " and ".join([", ".join(derived[:-1]), derived[-1]] if len(derived) > 1 else derived)
-    peak_word = "peaks are" if len(derived) > 1 else "peak is"
-    peaks = f" Its {named} tensor {peak_word} derived from its architecture's other cards, not its sheet."
-    peaks = peaks if derived else ""
+    peaks = _derived_sentence(hw.derived_peaks)
     if not parts:
         return "Speeds: no measurement of this kind of hardware, so their error is unknown." + peaks
     held_out = f"tested on published runs held out from the fit: {', '.join(parts)}."

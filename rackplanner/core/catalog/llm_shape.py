@@ -194,6 +194,14 @@ def active_parameter_count_b(model: LlmModel, *, count_input_embedding: bool = T
     return _params(model, experts, count_input_embedding) / 1e9
 
 
+def active_body_parameter_count_b(model: LlmModel) -> float:
+    """Active parameters without the embedding table and the LM head (the decoder layers
+    and the final norm), as Z.ai and MiniMax quote their MoE models' active counts."""
+    experts = model.moe_active_experts if model.moe_experts is not None else 0
+    assert experts is not None
+    return (_body_params(model, experts) + model.hidden_size) / 1e9
+
+
 def attention_layer_kinds(model: LlmModel) -> tuple[int, int]:
     """(full-attention layers, sliding-window or chunked layers); the rest of the layers
     keep a fixed-size state instead of a KV cache, or have no attention at all."""
