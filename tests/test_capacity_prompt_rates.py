@@ -14,6 +14,7 @@ import pytest
 
 from rackplanner.core.capacity.calibration import evaluate, load_points
 from rackplanner.core.capacity.classes import runtime_class
+from rackplanner.core.capacity.estimate import estimate
 from rackplanner.core.capacity.fit import _robust_nonnegative_lstsq, fit
 from rackplanner.core.capacity.fitted import Calibration, current, prefill_fit_keys, prefill_keys
 from rackplanner.core.capacity.formats import get_format
@@ -41,6 +42,30 @@ def test_llama_cpp_gemms_on_nvidia_run_at_the_fp16_accumulate_rate(catalog: Cata
     # Elsewhere the quantized path is MMQ's INT8 rate: RX 7900 XTX 123 INT8 TOPS (catalog).
     xtx = from_gpu(catalog, "rx-7900-xtx")
     assert peak_tflops(xtx, get_format("q4_0"), llama) == pytest.approx(xtx.int8_tops_per_device)
+
+
+def test_llama_cpp_prompts_on_intel_run_at_the_fp16_xmx_rate(catalog: Catalog) -> None:
+    llama = get_runtime("llama.cpp")
+    # ggml-sycl never takes its MMQ path (ggml_sycl_supports_mmq returns false): the weights are
+    # dequantized to FP16 for a oneDNN GEMM. Arc Pro B60 sheet (catalog): FP16 98.3 TFLOPS.
+    b60 = from_gpu(catalog, "arc-pro-b60")
+    assert peak_tflops(b60, get_format("q4_k_m"), llama) == pytest.approx(98.3)
+    assert peak_tflops(b60, get_format("bf16"), llama) == pytest.approx(98.3)
+    # The Arc B580's entry gives INT8 XMX only (233 TOPS); its FP16 rate is derived by the
+    # B60's ratio on the same die (98.3 / 196.61), about half.
+    b580 = from_gpu(catalog, "arc-b580")
+    assert peak_tflops(b580, get_format("q4_k_m"), llama) == pytest.approx(233 * 98.3 / 196.61)
+    # ipex-llm#12991: a B580 prefills DeepSeek-R1-Distill-Qwen-7B Q4_K_M at 2,336 tokens/s
+    # (pp512). At the INT8 rate it was put at 5,991 (+156%); within 50% now.
+    est = estimate(
+        catalog.get_as("deepseek-r1-distill-qwen-7b", LlmModel),
+        "q4_k_m",
+        b580,
+        context=512,
+        prompt=512,
+        with_training=False,
+    )
+    assert est.prefill_tokens_per_s == pytest.approx(2336, rel=0.5)
 
 
 def test_each_expert_costs_a_kernel_per_prompt_pass_in_llama_cpp_only(catalog: Catalog) -> None:

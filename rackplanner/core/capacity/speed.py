@@ -47,7 +47,7 @@ def on_fp8_peak(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> bool:
 def peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | None:
     """The tensor peak prefill runs at: FP8 where the weights and activations are FP8 and a
     server runtime runs FP8 GEMMs (vLLM, TensorRT-LLM, SGLang); for llama.cpp on GPUs, the
-    rate its prompt GEMMs run at (below); else dense FP16."""
+    rate its prompt GEMMs run at on each maker's backend (below); else dense FP16."""
     if on_fp8_peak(hw, fmt, runtime):
         return hw.fp8_tflops_per_device
     if runtime.own_kernels_per_gpu and hw.kind == "gpu" and hw.int8_tops_per_device:
@@ -58,6 +58,12 @@ def peak_tflops(hw: Hardware, fmt: WeightFormat, runtime: Runtime) -> float | No
             # figure as "FP16"). Quantized weights go through MMQ's INT8 MMA on q8_1 activations
             # (ggml-cuda/mmq.cuh) and are measured at alike TFLOP/s, so both scale with it.
             return hw.int8_tops_per_device / 2
+        if hw.vendor == "intel" and (fmt.family == "gguf" or (fmt.family == "float" and fmt.id != "fp32")):
+            # ggml-sycl has MMQ switched off for every type (ggml_sycl_supports_mmq returns
+            # false, "TODO: accuracy issues in MMQ"): a prompt's weights are dequantized to FP16
+            # for a oneDNN GEMM, which runs on XMX at the FP16 rate, half the INT8 one (Arc Pro
+            # B60 sheet: 98.3 TFLOPS FP16, 196.61 TOPS INT8).
+            return hw.fp16_tensor_tflops_per_device or hw.int8_tops_per_device / 2
         if fmt.family == "gguf":
             # Elsewhere MMQ's INT8 dot products (DP4A, WMMA) are the quantized path's rate.
             return hw.int8_tops_per_device
