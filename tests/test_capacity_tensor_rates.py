@@ -43,6 +43,26 @@ def test_rtx_4080_super_gets_ada_geforce_ratios(catalog: Catalog) -> None:
     assert any("rtx-4090" in note and "INT8" in note for note in peaks.notes)
 
 
+@pytest.mark.parametrize(
+    ("gpu_id", "fp16", "int8"),
+    [
+        # llmq's sol.cpp (commit 250e91c) interpolates these two from the RTX 6000 Ada and the
+        # A6000 by SM count and clock: RTX 4000 Ada 106.9 / 213.8, RTX A4500 94.6 / 189.3. The
+        # catalog keeps only their sheets' FP32 (26.73, 23.65); the workstation ratios of their
+        # architectures (FP16 = 4 x, INT8 = 8 x FP32) give the same peaks.
+        ("rtx-4000-ada", 106.9, 213.8),
+        ("rtx-a4500", 94.6, 189.3),
+    ],
+)
+def test_workstation_peaks_match_an_independent_interpolation(
+    catalog: Catalog, gpu_id: str, fp16: float, int8: float
+) -> None:
+    peaks = tensor_peaks(catalog.get_as(gpu_id, Gpu), catalog)
+    assert peaks.fp16_tflops == pytest.approx(fp16, rel=0.01)
+    assert peaks.int8_tops == pytest.approx(int8, rel=0.01)
+    assert set(peaks.derived) >= {"FP16", "INT8"}
+
+
 def test_estimate_says_when_a_peak_is_derived(catalog: Catalog) -> None:
     hw = from_gpu(catalog, "rtx-4080-super")
     assert hw.int8_tops_per_device == pytest.approx(417.6, rel=0.01)

@@ -112,6 +112,9 @@ def test_bandwidth_follows_from_bus_width_and_data_rate(catalog: Catalog) -> Non
         ("rx-7900-xtx", 384, 20, 960),  # Guru3D: 384-bit, 20 Gbps, 960 GB/s
         ("l4", 192, 12.5, 300),  # fpsbench (TechPowerUp figures): 192 bit, 12.5 Gbps, 300.1 GB/s
         ("rtx-a5000", 384, 16, 768),  # alldbin: 384 bit, 16 Gbps GDDR6, 768.0 GB/s
+        ("rtx-3080-10gb", 320, 19, 760),  # Tom's Hardware spec table: 320-bit, 19 Gbps, 760 GBps
+        ("rtx-2080-ti", 352, 14, 616),  # NVIDIA's Turing Architecture In-Depth, Table 1 (FE)
+        ("tesla-t4", 256, 10, 320),  # Spheron's T4 chart: 320 GB/s; 256-bit at 10 Gbps
     ],
 )
 def test_memory_figures(catalog: Catalog, part_id: str, bus_bits: int, gbps: float, bandwidth_gbs: float) -> None:
@@ -140,6 +143,8 @@ def _family(gpu: Gpu) -> str:
 # tolerance is 15%: a sparse figure is still twice the ratio and falls out.
 TENSOR_PER_FP32 = {
     ("Volta", False): 8.0,
+    ("Turing", False): 8.0,  # Tesla T4: 65 TFLOPS FP16/FP32 mixed precision, 8.1 FP32 (Spheron chart)
+    ("Turing", True): 4.0,  # RTX 2080 Ti FE: 56.9 FP32 accumulate, 14.2 FP32 (NVIDIA's Turing blog)
     ("GA100", False): 16.0,
     ("GA10x", False): 4.0,
     ("GA10x", True): 2.0,
@@ -184,7 +189,8 @@ TFLOPS_PER_WATT = {
     "Volta": (0.35, 0.6),  # V100 PCIe 112/250 = 0.45, SXM2 125/300 = 0.42
     "GA100": (0.7, 1.3),  # A100 SXM 312/400 = 0.78, PCIe 40GB 312/250 = 1.25
     "GA10x": (0.12, 0.9),  # RTX 3060 25/170 = 0.15, A10 125/150 = 0.83
-    "Ada Lovelace": (0.3, 1.8),  # RTX 4090 165/450 = 0.37, L4 121/72 = 1.68
+    "Turing": (0.15, 1.2),  # RTX 2080 Ti FE 56.9/260 = 0.22, Tesla T4 65/70 = 0.93
+    "Ada Lovelace": (0.25, 1.8),  # RTX 4070 Ti 80.2/285 = 0.28, L4 121/72 = 1.68
     # H100 SXM 989.4/700 = 1.41, H100 PCIe 756.5/350 = 2.16; GH200 989/1000 = 0.99, as its
     # 1,000 W is the whole module's (Grace CPU and LPDDR5X included).
     "Hopper": (0.9, 2.4),
