@@ -113,7 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     app = sub.add_parser("open", parents=[common], help="open the app (the default command)")
     app.add_argument("plan", nargs="?", type=Path, help="plan file (default: the last one)")
 
-    check = sub.add_parser("check", parents=[common], help="validate a plan and print what it holds")
+    check = sub.add_parser(
+        "check", parents=[common], help="validate a plan and print what it holds (exit 1 when a finding is an error)"
+    )
     check.add_argument("plan", type=Path)
     check.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -272,6 +274,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="D",
         default=0,
         help="tokens already in the cache when the prompt comes (a chat's history; llama-bench -d); default 0",
+    )
+    estimate.add_argument(
+        "--ubatch",
+        type=int,
+        metavar="N",
+        help="llama.cpp -ub: prompt tokens one pass takes (default 512); larger passes read the weights fewer times",
     )
     estimate.add_argument("--json", action="store_true", help="machine-readable output")
 

@@ -39,13 +39,15 @@ def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
     analysis = analyse(plan, catalog).everything()
     findings = [f for machine_findings in analysis.machine_findings.values() for f in machine_findings]
     rack_findings = [f for report in analysis.racks.values() for f in report.findings]
+    # The file reads either way; "valid" means no finding says the plan cannot be built.
+    errors = sum(1 for f in findings if f.severity == "error") + sum(1 for f in rack_findings if f.severity == "error")
     if as_json:
-        data = {"file": str(path), "valid": True, **summary.model_dump()}
+        data = {"file": str(path), "valid": errors == 0, "readable": True, "errors": errors, **summary.model_dump()}
         data["findings"] = [f.model_dump() for f in findings]
         data["rack_findings"] = [f.model_dump() for f in rack_findings]
         print(strict_json(data))
     else:
-        print(f"{path}: valid")
+        print(f"{path}: valid" if not errors else f"{path}: reads, but {errors} error{'s' * (errors > 1)} below")
         print(format_summary(summary))
         # Identical servers say the same thing once, naming every server it holds for.
         if findings:
@@ -56,7 +58,7 @@ def check(path: Path, catalog: Catalog, *, as_json: bool) -> int:
             print("Rack findings:")
             for entry in summarize_findings((f.severity, f.code, f.message, f.rack) for f in rack_findings):
                 print(f"  {entry.severity:<7} [{entry.where_text}] {entry.message}")
-    return 0
+    return 1 if errors else 0
 
 
 def topo(
@@ -273,8 +275,10 @@ def advise(args: argparse.Namespace, catalog: Catalog) -> int:
 def calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
     import rackplanner.core.capacity as capacity_package
     from rackplanner.core.capacity.calibration_report import calibrate as run
-    from rackplanner.core.capacity.calibration_report import report, write_constants
+    from rackplanner.core.capacity.calibration_report import check_writable, report, write_constants
 
+    if args.write:
+        check_writable(args.measured)
     cal, cv = run(args.measured, catalog)
     print(report(cal, cv, args.measured))
     if args.write:

@@ -109,3 +109,13 @@ def test_kind_names_for_the_command_line_match_the_part_models() -> None:
     from rackplanner.core.kinds import PART_KIND_NAMES
 
     assert sorted(PART_KIND_NAMES) == sorted(PART_KINDS)
+
+
+def test_check_says_when_a_plan_has_errors() -> None:
+    # resources/examples/teaching-mistakes.json is built to show three errors; "valid" and exit
+    # 0 said otherwise. The file still reads: its summary is printed.
+    result = run("check", str(EXAMPLES / "teaching-mistakes.json"))
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0].endswith("reads, but 3 errors below")
+    data = json.loads(run("check", str(EXAMPLES / "teaching-mistakes.json"), "--json").stdout)
+    assert (data["valid"], data["readable"], data["errors"]) == (False, True, 3)

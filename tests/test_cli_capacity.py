@@ -118,6 +118,31 @@ def test_dual_epyc_9005_with_its_ram() -> None:
             ["--system", "framework-desktop-ryzen-ai-max-395-128gb", "--model", "llama-3.1-8b", "--runtime", "mlx"],
             "MLX (Apple silicon) runs on Apple silicon only",
         ),
+        (
+            ["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", "vllm", "--ubatch", "2048"],
+            "--ubatch is llama.cpp's -ub",
+        ),
+        (["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--ubatch", "0"], "ubatch must be a whole number"),
+        # vLLM's installation docs: compute capability 7.0 or higher; a Tesla P40 is 6.1.
+        (
+            ["--gpu", "tesla-p40", "--model", "llama-3.1-8b", "--format", "fp16", "--runtime", "vllm"],
+            "vLLM runs on NVIDIA GPUs of compute capability 7.0 or later",
+        ),
+        # Weights a runtime cannot load: these came out at a speed (131 tokens/s for MLX files
+        # in llama.cpp) instead of a refusal.
+        (["--gpu", "rtx-3090", "--model", "llama-3.1-8b", "--format", "mlx-4bit"], "files are MLX's"),
+        (["--gpu", "rtx-3090", "--model", "llama-3.1-8b", "--format", "awq-int4-g128"], "loads GGUF files"),
+        (
+            ["--gpu", "rtx-3090", "--model", "llama-3.1-8b", "--runtime", "tensorrt-llm", "--format", "q4_k_m"],
+            "TensorRT-LLM does not load llama.cpp Q4_K_M",
+        ),
+        (["--system", "dgx-spark", "--count", "2", "--model", "llama-3.1-8b"], "--count goes with --gpu"),
+        (["--gpu", "rtx-4090", "--sockets", "2", "--model", "llama-3.1-8b"], "--sockets goes with --cpu"),
+        (["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--format", ""], "unknown weight format ''"),
+        (
+            ["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--depth", "1000000000000"],
+            "depth must be from 0 to 100,000,000 tokens",
+        ),
         # vLLM's supported-hardware table: no FP8 weights on Volta (compute capability 7.0).
         (
             ["--gpu", "v100-16gb-pcie", "--model", "llama-3.1-8b", "--format", "fp8", "--runtime", "vllm"],
@@ -151,3 +176,60 @@ def test_capacity_json_and_machine_choice() -> None:
     rows = {(r["model"], r["format"]): r for r in data["rows"]}
     assert ("llama-3.1-70b", "fp16") in rows  # 4 x A100 80GB hold 141 GB of FP16 weights
     assert all(r["fits"] for r in data["rows"])
+
+
+def test_a_server_format_on_an_amd_soc_says_it_is_not_checked() -> None:
+    # kyuz0/amd-strix-halo-vllm-toolboxes#10: vLLM ran gpt-oss-120b (MXFP4) at 7.9 tokens/s on a
+    # Ryzen AI Max+ 395 for want of an MXFP4 MoE kernel on that GPU. The support table covers
+    # NVIDIA GPUs only, so the estimate says the format's speed there is not checked.
+    result = run(
+        "estimate",
+        *("--system", "framework-desktop-ryzen-ai-max-395-128gb", "--model", "gpt-oss-120b"),
+        *("--format", "mxfp4-bf16", "--runtime", "vllm"),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "at full speed is not checked" in result.stdout
+    # llama.cpp's own kernels run it: no such note.
+    plain = run("estimate", "--system", "framework-desktop-ryzen-ai-max-395-128gb", "--model", "gpt-oss-120b")
+    assert plain.returncode == 0 and "not checked" not in plain.stdout
+
+
+def test_a_larger_ubatch_reads_the_weights_fewer_times() -> None:
+    # llama.cpp -ub: the prompt passes through the model in micro-batches of this many tokens.
+    # Each pass reads the weights and launches every expert's kernels once, so gpt-oss-20b's
+    # 2,048-token prompt in one pass (llama.cpp#15396 ran -ub 2048) is faster than in four, and
+    # the compute buffer grows with the pass: 2048 x (4 x 2880 + 2880) x 4 B for hidden states
+    # and the FFN, plus 2048 x 201,088 x 4 B of logits = 1.77 GB.
+    args = ["--gpu", "rtx-4090", "--model", "gpt-oss-20b", "--format", "mxfp4", "--prompt", "2048"]
+    default = json.loads(run("estimate", *args, "--context", "2048", "--json").stdout)
+    one_pass = json.loads(run("estimate", *args, "--context", "2048", "--ubatch", "2048", "--json").stdout)
+    assert (default["prompt_pass_tokens"], one_pass["prompt_pass_tokens"]) == (512, 2048)
+    assert one_pass["prefill_tokens_per_s"] > default["prefill_tokens_per_s"]
+    assert one_pass["decode_tokens_per_s"] == default["decode_tokens_per_s"]
+    # (64 vectors of scratch per sequence, constants.ACTIVATION_VECTORS_PER_SEQUENCE, add 0.7 MB.)
+    expected_gb = (2048 * (4 * 2880 + 2880) + 2048 * 201088 + 64 * 2880) * 4 / 1e9
+    assert one_pass["activations_gb"] == pytest.approx(expected_gb, abs=0.01)
+    text = run("estimate", *args, "--context", "2048", "--ubatch", "2048").stdout
+    assert "2,048 prompt tokens in passes of 2,048 tokens" in text
+
+
+def test_every_layer_in_ram_of_unknown_size_is_said_not_checked() -> None:
+    # --gpu-layers 0 without a plan: the RAM's size is unknown, and working out the longest
+    # context from an unbounded room overflowed (exit 3, an internal error).
+    result = run("estimate", "--gpu", "rtx-3090", "--model", "llama-3.1-8b", "--gpu-layers", "0", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["offload_fraction"] == 1.0
+    assert data["max_context"] == 131072  # the model's own window (catalog: Llama 3.1 8B)
+    assert any("its limits are not checked" in note for note in data["notes"])
+
+
+def test_the_longest_context_does_not_hang_on_the_batch() -> None:
+    # "max context at batch 1" came out at 117,777 with --batch 4096 and 131,072 with
+    # --batch 1: the batch's scratch was taken from one sequence's room.
+    limits = [
+        json.loads(run("estimate", "--gpu", "rtx-3090", "--model", "llama-3.1-8b", "--batch", b, "--json").stdout)
+        for b in ("1", "4096")
+    ]
+    assert limits[0]["max_context"] == limits[1]["max_context"]
+    assert limits[0]["max_batch"] == limits[1]["max_batch"]

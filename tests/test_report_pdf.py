@@ -24,7 +24,8 @@ from rackplanner.core.plan.model import Plan, UserPrice
 from rackplanner.core.rack.power import rack_power
 from rackplanner.report import titles
 from rackplanner.report.facts import plan_facts
-from rackplanner.report.pdf import ExportCancelled, PdfResult, write_pdf
+from rackplanner.core.errors import OutputError
+from rackplanner.report.pdf import ExportCancelled, PdfResult, _write_pdf_to, write_pdf
 from tests.conftest import EXAMPLES
 
 TODAY = date(2026, 11, 22)
@@ -252,6 +253,34 @@ def test_cancel_leaves_no_file(qapp: object, catalog: Catalog, tmp_path: Path) -
     with pytest.raises(ExportCancelled):
         write_pdf(plan, catalog, path, progress=lambda done, total, section: done < 2)
     assert not path.exists()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full, a device that is always full")
+def test_a_write_that_runs_out_of_room_fails_and_keeps_the_old_file(
+    qapp: object, catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a full disk Qt's PDF engine wrote 40,960 of 96,055 bytes, said nothing, and the
+    # truncated file was renamed over the good one. Now the bytes are written by Python:
+    # a short write raises, and the old report stays.
+    plan = load_plan(EXAMPLES / "colo-rack.json", catalog)
+    with pytest.raises(OSError):
+        _write_pdf_to(Path("/dev/full"), plan, catalog, page_size="a4", today=TODAY, progress=None)
+    path = tmp_path / "report.pdf"
+    write_pdf(plan, catalog, path, today=TODAY)
+    before = path.read_bytes()
+    real_open = Path.open
+
+    def full_disk(self: Path, mode: str = "r", *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if "w" in mode and self.name.endswith(".tmp"):
+            return real_open(Path("/dev/full"), mode, *args, **kwargs)  # type: ignore[arg-type]
+        return real_open(self, mode, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "open", full_disk)
+    with pytest.raises(OutputError, match="No space left on device"):
+        write_pdf(plan, catalog, path, today=TODAY)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["report.pdf"]
 
 
 def test_ten_rack_row_pages(qapp: object, catalog: Catalog, tmp_path: Path) -> None:

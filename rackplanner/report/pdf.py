@@ -13,7 +13,7 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from PySide6.QtCore import QMarginsF, QRectF, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QPageSize, QPainter, QPdfWriter, QPen
 
 from rackplanner.core.catalog.loading import Catalog
@@ -76,7 +76,12 @@ def _write_pdf_to(
     progress: Progress | None,
 ) -> PdfResult:
     when = today or date.today()
-    writer = QPdfWriter(str(path))
+    # Qt's PDF engine does not report a failed write (a full disk left a truncated file that
+    # was renamed over a good one): the document is made in memory and written by Python,
+    # which raises on any short write.
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
     writer.setResolution(DPI)
     writer.setPageSize(QPageSize(PAGE_SIZES[page_size]))
     writer.setPageMargins(QMarginsF(0, 0, 0, 0))
@@ -107,10 +112,16 @@ def _write_pdf_to(
             painter.end()
         if cancelled:
             raise ExportCancelled(str(path))
+        data = bytes(buffer.data().data())
+        if not data.startswith(b"%PDF") or b"%%EOF" not in data[-1024:]:
+            raise OSError(f"the PDF engine made no whole document ({len(data):,} bytes)")
+        with path.open("wb") as handle:
+            handle.write(data)
         if progress is not None:
             progress(len(pages), len(pages), "done")
     finally:
         drawings.close()
+        buffer.close()
     return PdfResult(path=path, pages=len(pages), sections={name: i + 1 for name, i in composer.section_pages.items()})
 
 

@@ -9,17 +9,18 @@ of the measured system where it differs from the CPU's rating, and the source.
 from __future__ import annotations
 
 import csv
+import re
 import statistics
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from rackplanner.core.capacity.estimate import estimate, get_model
 from rackplanner.core.capacity.fitted import Calibration, current
-from rackplanner.core.capacity.formats import KV_CACHE_BYTES
+from rackplanner.core.capacity.formats import KV_CACHE_BYTES, get_format
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_unified_system
-from rackplanner.core.capacity.runtime import runtime_of_release
+from rackplanner.core.capacity.runtime import get_runtime, runtime_of_release, with_ubatch
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Cpu, UnifiedSystem
 from rackplanner.core.errors import InputError, describe_validation_error
@@ -30,17 +31,19 @@ METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s")
 class MeasuredPoint(BaseModel):
     point: str
     hardware: str
-    count: int
+    count: int = Field(ge=1, le=100_000)
     model: str
     format: str
     runtime: str
-    batch: int
-    context: int
+    batch: int = Field(ge=1, le=1_000_000)
+    context: int = Field(ge=1, le=100_000_000)
     metric: str
-    value: float
-    mem_mts: int | None = None
+    # Tokens per second as measured: a zero, negative or infinite rate is a typo.
+    value: float = Field(gt=0, le=1e9, allow_inf_nan=False)
+    mem_mts: int | None = Field(default=None, gt=0, le=100_000)
     source: str
     notes: str = ""
+    # When it was measured: 2025, 2025-08 or 2025-08-14.
     date: str = ""
     runtime_version: str = ""
     hardware_detail: str = ""
@@ -52,6 +55,15 @@ class MeasuredPoint(BaseModel):
     # Where a server's time to first token was taken: by a client of its API, which pays the
     # server's fixed cost per request, or inside the engine (TensorRT-LLM's gptSessionBenchmark).
     ttft_timed: Literal["client", "engine"] = "client"
+    # llama.cpp's -ub of the run (prompt tokens per pass), when it was not the default 512.
+    ubatch: int | None = Field(default=None, ge=1, le=1_000_000)
+
+    @field_validator("date")
+    @classmethod
+    def _a_date(cls, value: str) -> str:
+        if value and not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value):
+            raise ValueError("give the date as YYYY, YYYY-MM or YYYY-MM-DD")
+        return value
 
     @model_validator(mode="after")
     def _engine_of_release(self) -> MeasuredPoint:
@@ -96,13 +108,17 @@ class ErrorTable(BaseModel):
 def load_points(path: Path) -> list[MeasuredPoint]:
     """The measured points of a CSV; InputError names the line of a bad row."""
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark.
+        with path.open(newline="", encoding="utf-8-sig") as handle:
             rows = list(csv.DictReader(handle))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise InputError(f"{path}: cannot read the measurements ({exc})") from None
+    if not rows:
+        raise InputError(f"{path}: no measurement rows under the header")
     points = []
     for number, row in enumerate(rows, start=2):
-        data = {key: value for key, value in row.items() if value != ""}
+        # Cells beyond the header's columns come under the key None: not a field.
+        data = {key: value for key, value in row.items() if key is not None and value != ""}
         try:
             point = MeasuredPoint.model_validate(data)
         except ValidationError as exc:
@@ -116,9 +132,30 @@ def load_points(path: Path) -> list[MeasuredPoint]:
     return points
 
 
+def check_points(points: list[MeasuredPoint], catalog: Catalog, path: Path) -> None:
+    """Every point's hardware, model, format and runtime are known and go together;
+    InputError names the line (as load_points read them, from line 2)."""
+    for number, point in enumerate(points, start=2):
+        try:
+            hw = hardware_of(point, catalog)
+            model = get_model(catalog, point.model)
+            fmt = get_format(point.format)
+            runtime = get_runtime(point.runtime)
+            if point.ubatch is not None:
+                with_ubatch(runtime, point.ubatch)
+            estimate(model, fmt, hw, runtime=runtime, batch=1, context=1, with_training=False)
+        except InputError as exc:
+            raise InputError(f"{path}: line {number} ({point.point}): {exc}") from None
+
+
 def hardware_of(point: MeasuredPoint, catalog: Catalog) -> Hardware:
     """The point's hardware: CPU sockets (at the measured memory speed), a unified-memory
     machine, or GPUs."""
+    if catalog.get(point.hardware) is None:
+        raise InputError(
+            f"unknown hardware {point.hardware!r}: no GPU, CPU or unified-memory machine in the catalog has "
+            "this id (add your own with --catalog DIR)"
+        )
     cpu = catalog.get_as(point.hardware, Cpu)
     if cpu is not None:
         # Speed does not depend on RAM size; a CPU without a stated maximum gets room to fit.
@@ -144,6 +181,7 @@ def evaluate(points: list[MeasuredPoint], catalog: Catalog, *, calibration: Cali
             context=point.context,
             prompt=point.context,
             kv_cache=point.kv_cache,
+            ubatch=point.ubatch,
             with_training=False,
             calibration=in_engine if point.ttft_timed == "engine" else served,
         )

@@ -7,24 +7,30 @@ the error bands the estimates show, in the package (``fitted_constants.json``).
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
-from rackplanner.core.capacity.calibration import load_points
+from rackplanner.core.capacity.calibration import check_points, load_points
 from rackplanner.core.capacity.classes import OWN_STEP_COST
 from rackplanner.core.capacity.fit import CrossValidation, cross_validate, fit, with_error_bands
 from rackplanner.core.capacity.fitted import FITTED_FILE, Calibration
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.errors import InputError
 
 BANDS = (None, "gpu-hbm", "gpu-gddr", "unified", "cpu")
 # The targets a calibration is held to: median and 90th-percentile |error|, cross-validated.
 TARGET_MEDIAN = 0.15
 TARGET_P90 = 0.35
+# The least data the shipped constants are fitted on (and cross-validated over).
+MIN_SHIPPED_POINTS = 120
+MIN_SHIPPED_SOURCES = 6
 
 
 def calibrate(path: Path, catalog: Catalog) -> tuple[Calibration, CrossValidation]:
     """Fit on every point of ``path`` and cross-validate leaving one source out."""
     points = load_points(path)
+    check_points(points, catalog, path)
     cv = cross_validate(points, catalog)
     return with_error_bands(fit(points, catalog), cv), cv
 
@@ -111,5 +117,20 @@ def write_constants(cal: Calibration, folder: Path) -> Path:
         return value
 
     target = folder / FITTED_FILE
-    target.write_text(json.dumps(rounded(data), indent=1) + "\n", encoding="utf-8")
+    # Written beside and renamed over: a failed write leaves the shipped constants whole.
+    partial = target.with_suffix(".json.partial")
+    partial.write_text(json.dumps(rounded(data), indent=1) + "\n", encoding="utf-8")
+    os.replace(partial, target)
     return target
+
+
+def check_writable(path: Path) -> None:
+    """Refuse to ship constants fitted on fewer measurements than their error bands need."""
+    points = load_points(path)
+    sources = len({p.group for p in points})
+    if len(points) < MIN_SHIPPED_POINTS or sources < MIN_SHIPPED_SOURCES:
+        raise InputError(
+            f"{path}: --write refused: {len(points)} points from {sources} sources, and the shipped constants "
+            f"are fitted on at least {MIN_SHIPPED_POINTS} points from {MIN_SHIPPED_SOURCES} independent sources "
+            "so that their held-out error bands mean something; run without --write to see the fit"
+        )

@@ -14,10 +14,10 @@ from rackplanner.core.capacity.formats import (
     table_formats,
 )
 from rackplanner.core.capacity.hardware import Hardware
-from rackplanner.core.capacity.limits import check_positive
+from rackplanner.core.capacity.limits import MOST, check_positive
 from rackplanner.core.capacity.memory import MemoryFit, memory_fit
 from rackplanner.core.capacity.model_shape import ModelShape, model_shape
-from rackplanner.core.capacity.runtime import Runtime, get_runtime
+from rackplanner.core.capacity.runtime import Runtime, get_runtime, with_ubatch
 from rackplanner.core.capacity.speed import (
     SpeedInputs,
     best_batch,
@@ -25,7 +25,7 @@ from rackplanner.core.capacity.speed import (
     prefill_tokens_per_s,
     requests_per_s,
 )
-from rackplanner.core.capacity.support import support_unknown, unsupported
+from rackplanner.core.capacity.support import format_refusal, support_unknown, unsupported
 from rackplanner.core.capacity.training import TrainingLimits, training_limits
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
@@ -72,6 +72,8 @@ class Estimate(BaseModel):
     # Tokens already in the cache when the prompt comes (a chat's history): its attention
     # reads them, so a prompt after a long history runs slower.
     prompt_depth: int = 0
+    # Prompt tokens one pass takes (llama.cpp's -ub; the servers' token budget per step).
+    prompt_pass_tokens: int | None = None
     time_to_first_token_s: float | None
     concurrent_at_target: int | None
     requests_per_s_at_target: float | None
@@ -116,19 +118,23 @@ def estimate(
     calibration: Calibration | None = None,
     gpu_layers: int | None = None,
     prompt_depth: int = 0,
+    ubatch: int | None = None,
 ) -> Estimate:
     """Memory fit, decode/prefill speed and (optionally) training limits; ``gpu_layers``
-    is llama.cpp's -ngl, the layers kept in VRAM."""
+    is llama.cpp's -ngl, the layers kept in VRAM, ``ubatch`` its -ub, the prompt tokens
+    one pass takes."""
     fmt = get_format(fmt) if isinstance(fmt, str) else fmt
     rt = get_runtime(runtime or DEFAULT_RUNTIME) if not isinstance(runtime, Runtime) else runtime
+    if ubatch is not None:
+        rt = with_ubatch(rt, ubatch)
     check_positive("batch", batch)
     check_positive("context", context)
     if target_tokens_per_s <= 0:
         raise InputError(f"target tokens/s must be positive (got {target_tokens_per_s})")
     prompt_tokens = min(context, 512) if prompt is None else prompt
     check_positive("prompt", prompt_tokens)
-    if prompt_depth < 0:
-        raise InputError(f"depth must be 0 or more tokens (got {prompt_depth})")
+    if not 0 <= prompt_depth <= MOST["context"]:
+        raise InputError(f"depth must be from 0 to {MOST['context']:,} tokens (got {prompt_depth:,})")
     if prompt_depth + prompt_tokens > context:
         raise InputError(
             f"a {prompt_tokens:,}-token prompt after {prompt_depth:,} cached tokens needs a context of "
@@ -142,9 +148,14 @@ def estimate(
         )
     if not rt.runs_on(hw.kind, hw.vendor):
         raise InputError(rt.refusal(hw.label))
-    refusal = unsupported(rt, fmt, hw)
+    refusal = format_refusal(rt, fmt) or unsupported(rt, fmt, hw)
     if refusal is not None:
         raise InputError(refusal)
+    if fmt.id == "mxfp4" and not model.moe_experts:
+        notes.append(
+            "llama.cpp's MXFP4 (llama-quantize MXFP4_MOE) puts only a MoE model's expert weights in MXFP4: "
+            f"{model.model} has no experts, so every tensor is Q8_0"
+        )
     unchecked = support_unknown(rt, fmt, hw)
     kv_bytes = kv_element_bytes(kv_cache)
     fit = memory_fit(
@@ -217,6 +228,7 @@ def estimate(
         prefill_tokens_per_s=pf,
         prompt_tokens=prompt_tokens,
         prompt_depth=prompt_depth,
+        prompt_pass_tokens=rt.prefill_chunk_tokens,
         time_to_first_token_s=ttft,
         concurrent_at_target=conc,
         requests_per_s_at_target=rps,

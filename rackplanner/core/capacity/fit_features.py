@@ -11,7 +11,7 @@ from rackplanner.core.capacity.estimate import get_model
 from rackplanner.core.capacity.fitted import ANY, Calibration
 from rackplanner.core.capacity.formats import get_format, kv_element_bytes
 from rackplanner.core.capacity.hardware import Hardware
-from rackplanner.core.capacity.runtime import get_runtime
+from rackplanner.core.capacity.runtime import get_runtime, with_ubatch
 from rackplanner.core.capacity.speed import (
     SpeedInputs,
     allreduce_count,
@@ -77,6 +77,8 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         hw = hardware_of(point, catalog)
         model = get_model(catalog, point.model)
         runtime = get_runtime(point.runtime)
+        if point.ubatch is not None:
+            runtime = with_ubatch(runtime, point.ubatch)
         kv = kv_element_bytes(point.kv_cache)
         s = SpeedInputs.build(model, get_format(point.format), hw, runtime, kv_bytes=kv, calibration=unit)
         chunk = min(point.context, runtime.prefill_chunk_tokens)

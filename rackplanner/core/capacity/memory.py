@@ -41,11 +41,11 @@ class MemoryFit:
     notes: list[str] = field(default_factory=list)
 
 
-def _activations_bytes(model: LlmModel, batch: int) -> float:
+def _activations_bytes(model: LlmModel, batch: int, ubatch_tokens: int = LLAMA_CPP_UBATCH) -> float:
     # Compute buffer of one llama.cpp prefill micro-batch (hidden states, MLP intermediate, logits)
     # plus a small scratch per sequence during decode.
-    ubatch = LLAMA_CPP_UBATCH * (4 * model.hidden_size + (model.intermediate_size or 4 * model.hidden_size))
-    logits = LLAMA_CPP_UBATCH * model.vocab_size
+    ubatch = ubatch_tokens * (4 * model.hidden_size + (model.intermediate_size or 4 * model.hidden_size))
+    logits = ubatch_tokens * model.vocab_size
     scratch = batch * k.ACTIVATION_VECTORS_PER_SEQUENCE * model.hidden_size
     return (ubatch + logits + scratch) * 4
 
@@ -86,7 +86,9 @@ def memory_fit(
     kv = per_seq * batch
     # Tensor parallelism uses only as many GPUs as divide the heads evenly.
     used = tensor_parallel_degree(model, hw, runtime) if runtime.split == "tensor" else hw.devices
-    act = _activations_bytes(model, batch) / k.GB
+    # llama.cpp's compute buffer grows with -ub; the servers' activations sit in their reserve.
+    ubatch = runtime.prefill_chunk_tokens if runtime.own_kernels_per_gpu else LLAMA_CPP_UBATCH
+    act = _activations_bytes(model, batch, ubatch) / k.GB
     if hw.kind == "gpu":
         act *= used  # each GPU holds its own compute buffer
     room, overhead = usable_gb(hw, runtime, used)
@@ -124,17 +126,32 @@ def memory_fit(
         notes.append(f"context {context:,} is beyond the model's {model.max_context:,} tokens")
     capacity = room + overhead
     total = needed + overhead
-    free_for_kv = room - weights - act
+    # The limits do not hang on --batch: the longest context is one sequence's (its scratch,
+    # not the batch's), and each further sequence of the largest batch brings its own scratch.
+    devices = used if hw.kind == "gpu" else 1
+    act_none = _activations_bytes(model, 0, ubatch) / k.GB * devices
+    scratch = _activations_bytes(model, 1, ubatch) / k.GB * devices - act_none
+    free_for_kv, free_for_one = room - weights - act_none, room - weights - act_none - scratch
     if gpu_layers is not None and offload:
         # The KV cache splits as the layers do: each side holds its share of it.
         host_free = (hw.host_ram_gb or math.inf) - k.CPU_RAM_RESERVED_GB - weights * offload
-        gpu_free = room - weights * (1 - offload) - act
-        free_for_kv = min(host_free / offload, gpu_free / (1 - offload) if offload < 1 else host_free / offload)
+        gpu_free = room - weights * (1 - offload)
+        if offload < 1:
+            free_for_kv = min(host_free / offload, (gpu_free - act_none) / (1 - offload))
+            free_for_one = min(host_free / offload, (gpu_free - act_none - scratch) / (1 - offload))
+        else:
+            free_for_kv = free_for_one = host_free
     elif offload and hw.host_ram_gb:
-        # With layers in RAM, what RAM has left holds further KV cache.
-        free_for_kv = hw.host_ram_gb - k.CPU_RAM_RESERVED_GB - (needed - room)
-    max_context = longest_context(model, kv_bytes_per_value, free_for_kv * k.GB)
-    max_batch = math.floor(free_for_kv / per_seq) if free_for_kv > 0 else 0
+        # With layers in RAM, VRAM and RAM together hold what the weights leave to the cache.
+        free_for_kv = hw.host_ram_gb - k.CPU_RAM_RESERVED_GB - (weights + act_none - room)
+        free_for_one = free_for_kv - scratch
+    if math.isfinite(free_for_kv):
+        max_context = longest_context(model, kv_bytes_per_value, free_for_one * k.GB)
+        max_batch = math.floor(free_for_kv / (per_seq + scratch)) if free_for_kv > 0 else 0
+    else:
+        # Every layer in RAM whose size is not known: nothing bounds the cache here.
+        max_context, max_batch = model.max_context, k.MAX_BATCH_SEQUENCES
+        notes.append("the KV cache is all in system RAM, whose size is unknown: its limits are not checked")
     return MemoryFit(
         fits=fits,
         weights_gb=weights,

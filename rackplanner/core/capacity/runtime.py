@@ -14,17 +14,19 @@ bandwidth, while prompts pay for copying activations between GPUs.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.catalog.parts import LlmModel
-from rackplanner.core.errors import unknown
+from rackplanner.core.errors import InputError, unknown
 
 # Prompt tokens per forward pass: llama.cpp's default micro-batch (n_ubatch 512,
 # common/common.h), mlx-lm's generate_step prefill_step_size (2048), and the servers' token
 # budget per step (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens: 8192).
 LLAMA_CPP_UBATCH = 512
+# llama.cpp takes -ub up to -b, whose size is the caller's; past this no prompt gains.
+MAX_UBATCH = 1_000_000
 MLX_PREFILL_STEP = 2048
 SERVER_STEP_TOKENS = 8192
 
@@ -173,3 +175,14 @@ def tensor_parallel_degree(model: LlmModel, hw: Hardware, runtime: Runtime) -> i
     if runtime.split != "tensor" or hw.kind != "gpu":
         return 1
     return max(d for d in range(1, hw.devices + 1) if model.kv_heads % d == 0 and model.attention_heads % d == 0)
+
+
+def with_ubatch(runtime: Runtime, ubatch: int) -> Runtime:
+    """``runtime`` taking ``ubatch`` prompt tokens a pass (llama.cpp's -ub / --ubatch-size)."""
+    if not runtime.own_kernels_per_gpu:
+        raise InputError(
+            f"--ubatch is llama.cpp's -ub (prompt tokens per pass); {runtime.label} schedules its own prompt chunks"
+        )
+    if isinstance(ubatch, bool) or not isinstance(ubatch, int) or not 1 <= ubatch <= MAX_UBATCH:
+        raise InputError(f"ubatch must be a whole number from 1 to {MAX_UBATCH:,} (got {ubatch})")
+    return replace(runtime, prefill_chunk_tokens=ubatch)

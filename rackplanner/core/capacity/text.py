@@ -15,6 +15,7 @@ from rackplanner.core.capacity.failures import (
 )
 from rackplanner.core.capacity.fitted import ErrorBand, band_class, current, error_band
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
+from rackplanner.core.capacity.layouts import WeightFormat
 from rackplanner.core.capacity.model_shape import format_model_shape
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
@@ -71,6 +72,10 @@ def resolve_hardware(
         raise InputError("name the hardware with exactly one of --gpu ID, --cpu ID, --system ID or --plan PLAN")
     if ram_gb is not None and cpu is None:
         raise InputError("--ram-gb goes with --cpu (a plan's RAM comes from its DIMMs)")
+    if count != 1 and gpu is None:
+        raise InputError("--count goes with --gpu (CPUs take --sockets; a system or a plan has its own)")
+    if sockets != 1 and cpu is None:
+        raise InputError("--sockets goes with --cpu")
     if system is not None:
         return from_unified_system(catalog, system)
     if gpu is not None:
@@ -91,6 +96,16 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
 
 def _after(depth: int) -> str:
     return f" after {depth:,} already in the cache" if depth else ""
+
+
+def _passes(est: Estimate) -> str:
+    """ " in passes of 2,048 tokens" when the prompt's pass size is not the runtime's default."""
+    from rackplanner.core.capacity.runtime import get_runtime
+
+    size = est.prompt_pass_tokens
+    if size is None or size == get_runtime(est.runtime).prefill_chunk_tokens:
+        return ""
+    return f" in passes of {size:,} tokens"
 
 
 def _derived_sentence(names: list[str]) -> str:
@@ -153,7 +168,8 @@ def format_estimate(est: Estimate) -> str:
     else:
         prefill = (
             f"  prefill: {_rate(est.prefill_tokens_per_s)}{_band(est.prefill_error)}; time to first token for "
-            f"{est.prompt_tokens:,} prompt tokens{_after(est.prompt_depth)}: {est.time_to_first_token_s or 0:.2f} s"
+            f"{est.prompt_tokens:,} prompt tokens{_after(est.prompt_depth)}{_passes(est)}: "
+            f"{est.time_to_first_token_s or 0:.2f} s"
             if est.prefill_tokens_per_s is not None
             else "  prefill: unknown, so not estimated (the catalog gives no tensor peak for this hardware)"
         )
@@ -240,6 +256,7 @@ ESTIMATE_OPTIONS = (
     "kv_cache",
     "prompt",
     "depth",
+    "ubatch",
     "json",
 )
 
@@ -260,6 +277,26 @@ def resolve_model(
         return load_hf_config(config)
     assert hf is not None
     return load_hf_config(hub_config(hf), name=hf)
+
+
+def _default_format(shipped: str | None, runtime: str, asked: str | None) -> tuple[WeightFormat, str]:
+    """The format to estimate (asked, else as shipped, else q4_k_m) and a note when the shipped
+    one is passed over because ``runtime`` does not load it."""
+    from rackplanner.core.capacity.formats import get_format
+    from rackplanner.core.capacity.runtime import get_runtime
+    from rackplanner.core.capacity.support import format_refusal
+
+    if asked is not None:
+        return get_format(asked), ""
+    if shipped is None:
+        return get_format("q4_k_m"), ""
+    fmt = get_format(shipped)
+    if format_refusal(get_runtime(runtime), fmt) is None:
+        return fmt, ""
+    return get_format("q4_k_m"), (
+        f"the checkpoint ships as {fmt.label}, which {runtime} does not load: estimated as q4_k_m, a GGUF "
+        f"of it (--format {shipped} --runtime vllm estimates it as shipped)"
+    )
 
 
 def estimate_command(
@@ -285,6 +322,7 @@ def estimate_command(
     kv_cache: str = "fp16",
     prompt: int | None = None,
     depth: int = 0,
+    ubatch: int | None = None,
     json: bool = False,
 ) -> str:
     """What ``rackplanner estimate`` prints: the text report, or JSON with the stable fields first."""
@@ -303,8 +341,9 @@ def estimate_command(
         machine=machine,
         ram_gb=ram_gb,
     )
-    # A pre-quantized checkpoint is estimated as shipped unless a format is asked for.
-    fmt = get_format(format or llm.shipped_format or "q4_k_m")
+    # A pre-quantized checkpoint is estimated as shipped unless a format is asked for, or
+    # the runtime cannot load it (llama.cpp and an FP8 checkpoint: a GGUF of it is what runs).
+    fmt, instead = _default_format(llm.shipped_format, runtime, format)
     if weights_gib is not None:
         fmt = sized_format(llm, fmt, weights_gib)
     est = estimate(
@@ -318,7 +357,10 @@ def estimate_command(
         prompt=prompt,
         gpu_layers=gpu_layers,
         prompt_depth=depth,
+        ubatch=ubatch,
     )
+    if instead:
+        est.notes.insert(0, instead)
     from rackplanner.core.capacity.cost import format_ownership
     from rackplanner.core.capacity.plan_training import format_plan_training, plan_training
     from rackplanner.core.capacity.purchase import ownership_of, purchase_of_machine, purchase_of_parts

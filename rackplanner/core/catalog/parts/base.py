@@ -78,4 +78,7 @@ class Part(Frozen):
 
     @property
     def label(self) -> str:
+        # "Framework Desktop" is the maker's own name for the model: no "Framework Framework".
+        if self.model.lower().startswith(f"{self.vendor.lower()} "):
+            return self.model
         return f"{self.vendor} {self.model}"
