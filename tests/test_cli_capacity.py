@@ -136,6 +136,23 @@ def test_dual_epyc_9005_with_its_ram() -> None:
             ["--gpu", "rtx-3090", "--model", "llama-3.1-8b", "--runtime", "tensorrt-llm", "--format", "q4_k_m"],
             "TensorRT-LLM does not load llama.cpp Q4_K_M",
         ),
+        # llama.cpp's caches are ggml types, the servers' FP8 (vLLM's --kv-cache-dtype).
+        (["--gpu", "rtx-3090", "--model", "llama-3.1-8b", "--kv-cache", "fp8"], "llama.cpp has no FP8 KV cache"),
+        (
+            [
+                "--gpu",
+                "rtx-3090",
+                "--model",
+                "llama-3.1-8b",
+                "--format",
+                "bf16",
+                "--runtime",
+                "vllm",
+                "--kv-cache",
+                "q8_0",
+            ],
+            "a q8_0 KV cache is llama.cpp's",
+        ),
         (["--system", "dgx-spark", "--count", "2", "--model", "llama-3.1-8b"], "--count goes with --gpu"),
         (["--gpu", "rtx-4090", "--sockets", "2", "--model", "llama-3.1-8b"], "--sockets goes with --cpu"),
         (["--gpu", "rtx-4090", "--model", "llama-3.1-8b", "--format", ""], "unknown weight format ''"),
@@ -233,3 +250,23 @@ def test_the_longest_context_does_not_hang_on_the_batch() -> None:
     ]
     assert limits[0]["max_context"] == limits[1]["max_context"]
     assert limits[0]["max_batch"] == limits[1]["max_batch"]
+
+
+def test_llama_cpp_cache_types_by_their_own_names() -> None:
+    # llama.cpp's -ctk f16 and q4_0: the q4_0 block is 18 bytes per 32 values (ggml), so Llama
+    # 3.1 8B's 32 layers x 8 KV heads x 128 x 2 values cache 36 KiB per token.
+    f16 = json.loads(
+        run("estimate", "--gpu", "rtx-3090", "--model", "llama-3.1-8b", "--kv-cache", "f16", "--json").stdout
+    )
+    q4 = json.loads(
+        run("estimate", "--gpu", "rtx-3090", "--model", "llama-3.1-8b", "--kv-cache", "q4_0", "--json").stdout
+    )
+    assert f16["model_shape"]["kv_bytes_per_token"] == 32 * 8 * 128 * 2 * 2
+    assert q4["model_shape"]["kv_bytes_per_token"] == pytest.approx(32 * 8 * 128 * 2 * 18 / 32)
+
+
+def test_ram_beyond_the_cpus_maximum_is_said() -> None:
+    # Catalog: an EPYC 7742 takes 4,096 GB; 999,999 GB on two was taken without a word.
+    result = run("estimate", "--cpu", "epyc-7742", "--sockets", "2", "--ram-gb", "999999", "--model", "llama-3.1-8b")
+    assert result.returncode == 0, result.stderr
+    assert "999999 GB of RAM is more than 2 x" in result.stdout and "(8192 GB" in result.stdout

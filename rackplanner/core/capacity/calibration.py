@@ -143,7 +143,7 @@ def check_points(points: list[MeasuredPoint], catalog: Catalog, path: Path) -> N
             runtime = get_runtime(point.runtime)
             if point.ubatch is not None:
                 with_ubatch(runtime, point.ubatch)
-            estimate(model, fmt, hw, runtime=runtime, batch=1, context=1, with_training=False)
+            estimate(model, fmt, hw, runtime=runtime, batch=1, context=1, kv_cache=point.kv_cache, with_training=False)
         except InputError as exc:
             raise InputError(f"{path}: line {number} ({point.point}): {exc}") from None
 

@@ -10,6 +10,7 @@ from rackplanner.core.capacity.formats import (
     WeightFormat,
     bits_per_weight,
     get_format,
+    kv_cache_refusal,
     kv_element_bytes,
     table_formats,
 )
@@ -158,6 +159,9 @@ def estimate(
         )
     unchecked = support_unknown(rt, fmt, hw)
     kv_bytes = kv_element_bytes(kv_cache)
+    kv_refusal = kv_cache_refusal(kv_cache, runtime_class(rt.id))
+    if kv_refusal is not None:
+        raise InputError(kv_refusal)
     fit = memory_fit(
         model, fmt, hw, rt, batch=batch, context=context, kv_bytes_per_value=kv_bytes, gpu_layers=gpu_layers
     )

@@ -24,6 +24,7 @@ from rackplanner.core.capacity.layouts import (
     BlockLayout,
     MixTraits,
     WeightFormat,
+    ggml,
     gptq_int,
 )
 from rackplanner.core.capacity.llama_quants import llama_cpp_formats
@@ -108,7 +109,24 @@ KV_CACHE_BYTES: dict[str, float] = {
     "bf16": 2.0,
     "fp8": 1.0,
     "q8_0": Q8_0.bits_per_weight() / 8,
+    # llama.cpp's other -ctk/-ctv types (common/arg.cpp's kv_cache_types), by their ggml blocks.
+    **{name: ggml(name.upper()).bits_per_weight() / 8 for name in ("q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl")},
 }
+# llama.cpp's spellings of the float types.
+KV_CACHE_ALIASES = {"f32": "fp32", "f16": "fp16"}
+# Quantized caches each kind of runtime keeps: llama.cpp its ggml block types, the servers and
+# MLX an FP8 cache (vLLM's and SGLang's --kv-cache-dtype fp8, TensorRT-LLM's FP8 KV cache).
+_GGML_KV = frozenset({"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"})
+
+
+def kv_cache_refusal(kv_precision: str, runtime_class: str) -> str | None:
+    """Why a runtime of this class keeps no KV cache at this precision, or None."""
+    kv = KV_CACHE_ALIASES.get(kv_precision.lower(), kv_precision.lower())
+    if runtime_class == "llama.cpp" and kv == "fp8":
+        return "llama.cpp has no FP8 KV cache: its quantized caches are q8_0, q4_0, q4_1, q5_0, q5_1 and iq4_nl"
+    if runtime_class != "llama.cpp" and kv in _GGML_KV:
+        return f"a {kv} KV cache is llama.cpp's; this runtime quantizes its cache to fp8"
+    return None
 
 
 def get_format(format_id: str) -> WeightFormat:
@@ -122,7 +140,8 @@ def get_format(format_id: str) -> WeightFormat:
 def kv_element_bytes(kv_precision: str) -> float:
     """Bytes per cached K or V value at this precision (fp16 2, fp8 1, q8_0 1.0625)."""
     try:
-        return KV_CACHE_BYTES[kv_precision.lower()]
+        lowered = kv_precision.lower()
+        return KV_CACHE_BYTES[KV_CACHE_ALIASES.get(lowered, lowered)]
     except KeyError:
         raise InputError(f"unknown KV cache precision {kv_precision!r} (known: {', '.join(KV_CACHE_BYTES)})") from None
 

@@ -189,6 +189,11 @@ def from_cpu(
             raise InputError(f"{cpu.id}: the catalog gives no maximum memory; give the machine's RAM with --ram-gb GB")
         ram_gb = cpu.max_memory_gb * sockets
         assumptions.append(f"assumed: {ram_gb:g} GB of RAM (the most the CPU takes); use --plan for the real DIMMs")
+    elif cpu.max_memory_gb is not None and ram_gb > cpu.max_memory_gb * sockets:
+        assumptions.append(
+            f"{ram_gb:g} GB of RAM is more than {sockets} x {cpu.model} take ({cpu.max_memory_gb * sockets:g} GB, "
+            "the catalog's maximum): the fit is worked out for it anyway"
+        )
     ram_gb *= _GIB
     if sockets > 1:
         assumptions.append(
