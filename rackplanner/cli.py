@@ -34,11 +34,19 @@ RUNTIME_HELP = (
 )
 
 
+# Whether the command line being parsed asks for --json (argument errors come before args exist).
+_JSON_ASKED = False
+
+
 class _Parser(argparse.ArgumentParser):
     """Argument errors as one line, like every other error, pointing at the help."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: {one_line(message)}; see {self.prog} --help", file=sys.stderr)
+        text = f"{one_line(message)}; see {self.prog} --help"
+        # A caller that asked for JSON reads stdout: the error comes there too, as every other one does.
+        if _JSON_ASKED:
+            print(json.dumps({"error": text, "exit_status": EXIT_BAD_INPUT}))
+        print(f"{self.prog}: {text}", file=sys.stderr)
         raise SystemExit(EXIT_BAD_INPUT)
 
 
@@ -338,6 +346,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # "rackplanner [--catalog DIR] [PLAN]" opens the app: supply the implicit command.
     if not args_list or args_list[0] not in (*COMMANDS, "-h", "--help"):
         args_list = ["open", *args_list]
+    global _JSON_ASKED
+    _JSON_ASKED = "--json" in args_list
     args = build_parser().parse_args(args_list)
     try:
         return _run(args)

@@ -270,3 +270,12 @@ def test_ram_beyond_the_cpus_maximum_is_said() -> None:
     result = run("estimate", "--cpu", "epyc-7742", "--sockets", "2", "--ram-gb", "999999", "--model", "llama-3.1-8b")
     assert result.returncode == 0, result.stderr
     assert "999999 GB of RAM is more than 2 x" in result.stdout and "(8192 GB" in result.stdout
+
+
+def test_an_argument_error_comes_as_json_when_json_is_asked() -> None:
+    # argparse's own errors (a non-integer --depth) printed nothing on stdout under --json,
+    # where every other error prints {"error": ...}.
+    result = run("estimate", "--gpu", "rtx-3090", "--model", "llama-3.1-8b", "--depth", "1.5", "--json")
+    assert result.returncode == 2
+    data = json.loads(result.stdout)
+    assert data["exit_status"] == 2 and "--depth: invalid int value: '1.5'" in data["error"]
