@@ -157,6 +157,20 @@ def test_modelopt_quant_file_beside_the_config(tmp_path: Path) -> None:
     (tmp_path / "hf_quant_config.json").write_text("[1, 2]")
     with pytest.raises(InputError, match=r"hf_quant_config.json: quantization must be an object"):
         load_hf_config(tmp_path / "config.json")
+    # Both files name a format: config.json's is taken, and the model's notes say so.
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps({"quantization": {"quant_algo": "NVFP4"}}))
+    config["quantization_config"] = json.loads((HF / "qwen3-32b-fp8" / "config.json").read_text())[
+        "quantization_config"
+    ]
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    both = load_hf_config(tmp_path / "config.json")
+    assert both.shipped_format == "fp8-block"
+    assert both.notes is not None and "config.json's is taken" in both.notes
+    # A folder of that name was passed over and the model sized as q4_k_m.
+    (tmp_path / "hf_quant_config.json").unlink()
+    (tmp_path / "hf_quant_config.json").mkdir()
+    with pytest.raises(InputError, match=r"hf_quant_config.json: not a file"):
+        load_hf_config(tmp_path / "config.json")
 
 
 def test_gemma_ties_its_head_by_default_and_says_so() -> None:

@@ -188,7 +188,14 @@ def _model_data(
             f"{model_type} attends sparsely, but the file gives no index_topk: counted as full attention, "
             "so a long context's decode reads more here than it does"
         )
-    quant = top.obj("quantization_config") or text.obj("quantization_config") or extras.sibling_quant_config(top.path)
+    inline = top.obj("quantization_config") or text.obj("quantization_config")
+    sibling = extras.sibling_quant_config(top.path)
+    quant = inline or sibling
+    if inline is not None and sibling is not None:
+        notes.append(
+            f"both config.json's quantization_config and {extras.MODELOPT_QUANT_FILE} name a format: "
+            "config.json's is taken (give --format for the other)"
+        )
     named = extras.model_name(top)
     if given_name and "/" in given_name:
         named = (given_name.split("/")[0], given_name.split("/")[-1])

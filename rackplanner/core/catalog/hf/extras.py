@@ -100,6 +100,8 @@ def sibling_quant_config(config_path: Path) -> ConfigValues | None:
     """The ``quantization`` block of a ModelOpt ``hf_quant_config.json`` next to the config,
     read as a ``quantization_config`` of method modelopt; None when there is no such file."""
     path = config_path.parent / MODELOPT_QUANT_FILE
+    if path.exists() and not path.is_file():
+        raise InputError(f"{shown_path(path)}: not a file (a ModelOpt quantization config is a JSON file)")
     if not path.is_file():
         return None
     raw = read_json(path, what="quantization config", max_bytes=MAX_QUANT_FILE_BYTES)
