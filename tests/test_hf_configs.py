@@ -459,3 +459,18 @@ def test_active_count_without_the_tables() -> None:
     assert abs(body - 12) <= 0.01 * 12 + 0.5
     tables = 2 * 131_072 * 4_096 / 1e9
     assert body == pytest.approx(llm_shape.active_parameter_count_b(model) - tables)
+
+
+def test_qwen3_next_without_a_shared_width_takes_transformers_default(tmp_path: Path) -> None:
+    # Qwen3NextConfig defaults shared_expert_intermediate_size to 512: a config that leaves it
+    # out has a shared expert of that width, not none (it was read as none, silently).
+    config = json.loads((HF / "qwen3-next-80b-a3b-thinking" / "config.json").read_text())
+    full = load_hf_config(HF / "qwen3-next-80b-a3b-thinking" / "config.json")
+    assert config.pop("shared_expert_intermediate_size") == 512
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    model = load_hf_config(tmp_path / "config.json")
+    assert model.params_b == full.params_b
+    assert (
+        model.notes is not None
+        and "shared_expert_intermediate_size 512 (transformers' default for qwen3_next)" in model.notes
+    )

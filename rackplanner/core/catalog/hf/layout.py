@@ -58,6 +58,9 @@ TEXT_DEFAULTS: dict[str, dict[str, object]] = {
         "intermediate_size": 9216,
         "num_attention_heads": 8,
     },
+    # transformers' Qwen3NextConfig: shared_expert_intermediate_size=512 (read in a copy of
+    # configuration_qwen3_next.py, search-index id 67272777314); a file without it has one.
+    "qwen3_next": {"shared_expert_intermediate_size": 512},
 }
 
 # A multimodal wrapper's text_config may give only what differs from its model type's
