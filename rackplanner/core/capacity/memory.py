@@ -176,10 +176,20 @@ def _layers_in_ram(
     """(share of weights and KV in system RAM, whether both sides hold their share)."""
     if gpu_layers < 0:
         raise InputError(f"--gpu-layers must be 0 or more (got {gpu_layers})")
-    if not runtime.cpu_offload or hw.kind != "gpu":
+    if hw.kind != "gpu":
         raise InputError(
-            f"--gpu-layers splits layers between GPU and CPU: it needs llama.cpp on GPUs, "
-            f"not {runtime.id} on {hw.label}"
+            f"--gpu-layers splits layers between a GPU's VRAM and system RAM; {hw.label} "
+            + ("has one memory for both" if hw.kind == "soc" else "has no GPU")
+        )
+    if runtime.split == "row":
+        raise InputError(
+            "--gpu-layers with a row split (llama.cpp -sm row -ngl N) is not modelled: "
+            "estimate the layer split (--runtime llama.cpp) for a partial offload"
+        )
+    if not runtime.cpu_offload:
+        raise InputError(
+            f"--gpu-layers splits layers between VRAM and system RAM in llama.cpp's layer split "
+            f"(--runtime llama.cpp or ik_llama.cpp), not in {runtime.label}"
         )
     in_ram = 1 - min(gpu_layers, model.layers) / model.layers
     fits = held_gb * (1 - in_ram) + act_gb <= room_gb

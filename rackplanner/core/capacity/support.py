@@ -92,7 +92,9 @@ def format_refusal(runtime: Runtime, fmt: WeightFormat) -> str | None:
     rid = runtime.id.lower()
     if rid != "mlx" and fmt.family == "mlx":
         return f"{fmt.label} files are MLX's (Apple silicon): use --runtime mlx, or another format"
-    if rid in _LLAMA_CPP and fmt.family not in ("gguf", "float"):
+    # gpt-oss converted to GGUF as shipped keeps MXFP4 experts and BF16 elsewhere
+    # (convert_hf_to_gguf.py; llama.cpp#15396 ran such a 12.83 GiB gpt-oss-20b file).
+    if rid in _LLAMA_CPP and fmt.family not in ("gguf", "float") and fmt.id != "mxfp4-bf16":
         return (
             f"{runtime.label} loads GGUF files (q4_k_m, q8_0, mxfp4 ...) and fp16/bf16/fp32 weights, "
             f"not {fmt.label}: choose a GGUF format, or a server runtime (--runtime vllm) for this checkpoint"
