@@ -157,6 +157,9 @@ def test_modelopt_quant_file_beside_the_config(tmp_path: Path) -> None:
     (tmp_path / "hf_quant_config.json").write_text("[1, 2]")
     with pytest.raises(InputError, match=r"hf_quant_config.json: quantization must be an object"):
         load_hf_config(tmp_path / "config.json")
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps({"quantization": {"quant_algo": None}}))
+    with pytest.raises(InputError, match=r"hf_quant_config.json: quant_algo is missing or null"):
+        load_hf_config(tmp_path / "config.json")
     # Both files name a format: config.json's is taken, and the model's notes say so.
     (tmp_path / "hf_quant_config.json").write_text(json.dumps({"quantization": {"quant_algo": "NVFP4"}}))
     config["quantization_config"] = json.loads((HF / "qwen3-32b-fp8" / "config.json").read_text())[
@@ -474,3 +477,12 @@ def test_qwen3_next_without_a_shared_width_takes_transformers_default(tmp_path: 
         model.notes is not None
         and "shared_expert_intermediate_size 512 (transformers' default for qwen3_next)" in model.notes
     )
+
+
+def test_a_bad_shared_expert_width_is_named_as_the_file_names_it(tmp_path: Path) -> None:
+    # The message named the model's own field (moe_shared_intermediate_size), not the key in the file.
+    config = json.loads((HF / "qwen3-next-80b-a3b-thinking" / "config.json").read_text())
+    config["shared_expert_intermediate_size"] = 10**15
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(InputError, match=r"config.json: shared_expert_intermediate_size: Input should be less"):
+        load_hf_config(tmp_path / "config.json")

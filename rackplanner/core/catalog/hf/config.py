@@ -53,6 +53,7 @@ _CONFIG_KEYS = {
     "moe_active_experts": "num_experts_per_tok",
     "moe_intermediate_size": "moe_intermediate_size",
     "moe_shared_experts": "n_shared_experts",
+    "moe_shared_intermediate_size": "shared_expert_intermediate_size",
     "moe_dense_layers": "first_k_dense_replace",
     "sliding_window": "sliding_window",
     "full_attention_kv_heads": "num_global_key_value_heads",

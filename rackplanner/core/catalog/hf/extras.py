@@ -49,7 +49,10 @@ def shipped_format(quant: ConfigValues) -> str:
             return "nf4-dq" if quant.flag("bnb_4bit_use_double_quant") else "nf4"
         return "int8"
     if method == "modelopt":
-        algo = (quant.string("quant_algo") or "").upper()
+        given = quant.string("quant_algo")
+        if given is None:
+            raise quant.error("quant_algo", "is missing or null: name the format (FP8 or NVFP4)")
+        algo = given.upper()
         if algo in ("FP8", "NVFP4"):
             return algo.lower()
         raise quant.error("quant_algo", f"{show_value(algo, 30)} is not a format known here (FP8 or NVFP4)")
