@@ -63,6 +63,13 @@ def test_export_command_writes_every_rack(tmp_path: Path) -> None:
     # A plan with no racks has nothing to draw: said, exit 2.
     none = run("export", str(EXAMPLES / "home-rig-2x3090.json"), "--svg", str(tmp_path / "x"))
     assert none.returncode == 2 and none.stderr == "rackplanner: the plan has no racks to draw\n"
+    # --svg names a folder; a file there said only "File exists".
+    (tmp_path / "one.svg").write_text("")
+    taken = run("export", plan, "--svg", str(tmp_path / "one.svg"))
+    assert taken.returncode == 1
+    assert taken.stderr.strip().endswith(
+        "one.svg: each rack's elevations go into a folder, and this is a file; give a folder"
+    )
 
 
 def test_elevation_needs_svg_or_png(catalog: Catalog, tmp_path: Path) -> None:

@@ -319,3 +319,14 @@ def _fsync_folder(folder: Path) -> None:
 def strict_json(data: object, *, indent: int | None = 2) -> str:
     """JSON text that any parser reads: NaN or Infinity is a bug upstream and raises ``ValueError``."""
     return json.dumps(data, indent=indent, allow_nan=False, ensure_ascii=False)
+
+
+def ensure_folder(folder: Path, what: str) -> None:
+    """Make ``folder`` (and its parents); OutputError naming ``what`` is written there when the
+    path is a file, or cannot be made."""
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{shown(folder)}: {what} go into a folder, and this is a file; give a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{shown(folder)}: cannot make the folder: {exc.strerror or exc}") from None

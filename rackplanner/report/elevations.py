@@ -12,7 +12,7 @@ from typing import Literal
 
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError, OutputError
-from rackplanner.core.files import shown, write_atomic
+from rackplanner.core.files import ensure_folder, shown, write_atomic
 from rackplanner.core.plan.model import Plan
 from rackplanner.draw.images import scene_png, scene_svg
 from rackplanner.report.drawings import Drawings
@@ -28,7 +28,7 @@ def write_elevations(plan: Plan, catalog: Catalog, folder: Path, image_format: I
     if not plan.racks:
         raise InputError("the plan has no racks to draw")
     ensure_application()
-    folder.mkdir(parents=True, exist_ok=True)
+    ensure_folder(folder, "each rack's elevations")
     drawings = Drawings(plan, catalog)
     written = []
     try:

@@ -25,7 +25,7 @@ from rackplanner.core.analysis import analyse
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.netbox.device_types import check_device_type, to_device_type
 from rackplanner.core.catalog.parts import Chassis, Part, Psu
-from rackplanner.core.files import write_atomic
+from rackplanner.core.files import ensure_folder, write_atomic
 from rackplanner.core.ids import slug
 from rackplanner.core.plan.model import Machine, MountedDevice, Plan
 from rackplanner.core.plan.resolve import chassis_of, server_of
@@ -54,7 +54,7 @@ class _DeviceType:
 
 def export_netbox(plan: Plan, catalog: Catalog, folder: Path) -> NetboxExport:
     """Write the device types and the CSV set of ``plan`` into ``folder`` (created if missing)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    ensure_folder(folder, "the NetBox device types and CSV files")
     result = NetboxExport(folder)
     types: dict[str, _DeviceType] = {}
     names = _unique_names(plan)
