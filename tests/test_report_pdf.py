@@ -18,13 +18,13 @@ from rackplanner.core.capacity.cost import format_ownership
 from rackplanner.core.capacity.fitted import current
 from rackplanner.core.capacity.purchase import ownership_of, purchase_of_machine
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.errors import OutputError
 from rackplanner.core.plan.files import load_plan
 from rackplanner.core.plan.machine_price import machine_parts
 from rackplanner.core.plan.model import Plan, UserPrice
 from rackplanner.core.rack.power import rack_power
 from rackplanner.report import titles
 from rackplanner.report.facts import plan_facts
-from rackplanner.core.errors import OutputError
 from rackplanner.report.pdf import ExportCancelled, PdfResult, _write_pdf_to, write_pdf
 from tests.conftest import EXAMPLES
 

@@ -327,7 +327,7 @@ def estimate_command(
 ) -> str:
     """What ``rackplanner estimate`` prints: the text report, or JSON with the stable fields first."""
     from rackplanner.core.capacity.estimate import estimate
-    from rackplanner.core.capacity.formats import get_format, sized_format
+    from rackplanner.core.capacity.formats import sized_format
 
     llm = resolve_model(catalog, model=model, config=config, hf=hf)
     hw = resolve_hardware(
