@@ -70,6 +70,20 @@ def test_shipped_constants_are_the_fit(calibrated: tuple[Calibration, CrossValid
         assert shipped.row_sync_s[key] == pytest.approx(value, rel=1e-3), key
     for key, band in fresh.error_bands.items():
         assert shipped.error_bands[key].median == pytest.approx(band.median, rel=1e-3), key
+    assert set(shipped.thin_classes) == set(fresh.thin_classes)
+    for key, thin in fresh.thin_classes.items():
+        assert shipped.thin_classes[key].ratio == pytest.approx(thin.ratio, rel=1e-3), key
+
+
+def test_few_runs_of_an_architecture_are_said_not_fitted(calibrated: tuple[Calibration, CrossValidation]) -> None:
+    # The ROCm scoreboard (llama.cpp#15021) has the only RDNA 4 prompts: an R9700 at 4,444
+    # tokens/s and an RX 9070 XT at 5,055 (Llama 2 7B Q4_0, pp512). Two points make no class,
+    # so they take the GeForce-like class's share of the INT8 peak, which puts them near twice
+    # that; the thin class keeps how far off, for the estimate to say.
+    fresh, _cv = calibrated
+    rdna4 = fresh.thin_classes["prefill|RDNA 4|llama.cpp"]
+    assert (rdna4.points, rdna4.sources) == (2, 1)
+    assert rdna4.ratio == pytest.approx(0.51, abs=0.05)
 
 
 def test_held_out_error_report(

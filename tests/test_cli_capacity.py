@@ -279,3 +279,12 @@ def test_an_argument_error_comes_as_json_when_json_is_asked() -> None:
     assert result.returncode == 2
     data = json.loads(result.stdout)
     assert data["exit_status"] == 2 and "--depth: invalid int value: '1.5'" in data["error"]
+
+
+def test_an_estimate_says_what_its_hardwares_few_runs_measured() -> None:
+    # fitted_constants.json's thin classes: the RX 9070 XT's and R9700's prompts (ROCm
+    # scoreboard) ran at about half the estimate's speed, too few to fit RDNA 4 a class.
+    out = run("estimate", "--gpu", "rx-9070-xt", "--model", "llama-2-7b", "--format", "q4_0").stdout
+    assert "few measurements: 2 published llama.cpp (layer split) prompt runs on RDNA 4 hardware (1 source)" in out
+    # An RTX 4090's class is fitted: no such note.
+    assert "few measurements" not in run("estimate", "--gpu", "rtx-4090", "--model", "llama-2-7b").stdout

@@ -15,6 +15,7 @@ from rackplanner.core.capacity.calibration import check_points, load_points
 from rackplanner.core.capacity.classes import OWN_STEP_COST
 from rackplanner.core.capacity.fit import CrossValidation, cross_validate, fit, with_error_bands
 from rackplanner.core.capacity.fitted import FITTED_FILE, Calibration
+from rackplanner.core.capacity.thin_classes import with_thin_classes
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
 
@@ -32,7 +33,7 @@ def calibrate(path: Path, catalog: Catalog) -> tuple[Calibration, CrossValidatio
     points = load_points(path)
     check_points(points, catalog, path)
     cv = cross_validate(points, catalog)
-    return with_error_bands(fit(points, catalog), cv), cv
+    return with_thin_classes(with_error_bands(fit(points, catalog), cv), points, catalog), cv
 
 
 def report_table(cal: Calibration, cv: CrossValidation) -> str:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from rackplanner.core.capacity.classes import runtime_class
-from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band, is_widest_class
+from rackplanner.core.capacity.fitted import (
+    Calibration,
+    ErrorBand,
+    current,
+    error_band,
+    is_widest_class,
+    thin_class_notes,
+)
 from rackplanner.core.capacity.formats import (
     WeightFormat,
     bits_per_weight,
@@ -201,6 +208,7 @@ def estimate(
     s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
     if s_in is not None:
         notes.extend(_untested_class_notes(s_in, rt, hw))
+        notes.extend(thin_class_notes(calibration or current(), hw, rt.label, rt.id))
     cal = calibration or current()
     classes = f"decode {s_in.decode_class}, prefill {s_in.prefill_class}" if s_in is not None else ""
     return Estimate(

@@ -29,6 +29,15 @@ class ErrorBand(BaseModel):
     p90: float
 
 
+class ThinClass(BaseModel):
+    """Measured runs of a class too few to fit it (its estimates take a wider class's share):
+    their median of measured / estimated, over how many points from how many sources."""
+
+    ratio: float
+    points: int
+    sources: int
+
+
 class Calibration(BaseModel):
     """Fitted constants by class key ``"<class>|<runtime class>"``."""
 
@@ -66,6 +75,9 @@ class Calibration(BaseModel):
     numa_scaling: float | None = None
     # Cross-validated error by "decode|<class>" / "prefill|<class>" (class: gpu-hbm, gpu-gddr, unified, cpu, all).
     error_bands: dict[str, ErrorBand] = {}
+    # By "decode|<memory>|<runtime class>" / "prefill|<architecture>|<runtime class>": runs of
+    # hardware whose class has too few of them to be fitted, and how far the estimate is off.
+    thin_classes: dict[str, ThinClass] = {}
     points: int = 0
     sources: int = 0
 
@@ -217,3 +229,29 @@ def current() -> Calibration:
     """The constants shipped with the package."""
     text = resources.files("rackplanner.core.capacity").joinpath(FITTED_FILE).read_text(encoding="utf-8")
     return Calibration.model_validate(json.loads(text))
+
+
+def thin_class_key(hw: Hardware, runtime_id: str, metric: str) -> str:
+    """The class a run's own few measurements are grouped by: its memory technology (decode),
+    its architecture (prefill), with its runtime class."""
+    if metric == "decode":
+        return f"decode|{decode_keys(hw, runtime_id)[0]}"
+    return f"prefill|{hw.arch}|{prefill_runtime_classes(runtime_id)[0]}"
+
+
+def thin_class_notes(cal: Calibration, hw: Hardware, runtime_label: str, runtime_id: str) -> list[str]:
+    """What the few measured runs of ``hw``'s class say about its estimate, when there are any."""
+    notes = []
+    for metric, what in (("decode", "decode"), ("prefill", "prompt")):
+        found = cal.thin_classes.get(thin_class_key(hw, runtime_id, metric))
+        if found is None:
+            continue
+        where = hw.mem_tech if metric == "decode" else hw.arch
+        runs = "run" if found.points == 1 else "runs"
+        sources = "source" if found.sources == 1 else "sources"
+        notes.append(
+            f"few measurements: {found.points} published {runtime_label} {what} {runs} on {where} hardware "
+            f"({found.sources} {sources}) ran at {found.ratio:.2f} x what this estimate gives for them, too few "
+            "to fit a class of their own"
+        )
+    return notes

@@ -13,7 +13,7 @@ from rackplanner.core.capacity.failures import (
     failure_budget,
     format_failure_budget,
 )
-from rackplanner.core.capacity.fitted import ErrorBand, band_class, current, error_band
+from rackplanner.core.capacity.fitted import Calibration, ErrorBand, band_class, current, error_band, thin_class_notes
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
 from rackplanner.core.capacity.layouts import WeightFormat
 from rackplanner.core.capacity.model_shape import format_model_shape
@@ -117,9 +117,21 @@ def _derived_sentence(names: list[str]) -> str:
     return f" Its {listed} tensor {verb} derived from its architecture's other cards, not its sheet."
 
 
-def trust_note(hw: Hardware) -> str:
-    """How far speeds on hardware like ``hw`` are off, held out: "Decode typically ±11% ..."."""
+def trust_note(hw: Hardware, runtime_id: str = "llama.cpp") -> str:
+    """How far speeds on hardware like ``hw`` are off, held out: "Decode typically ±11% ...",
+    and what its own few measured runs say when they were too few to fit (``runtime_id``'s)."""
     cal = current()
+    return _trust_bands(cal, hw) + _thin_sentences(cal, hw, runtime_id)
+
+
+def _thin_sentences(cal: Calibration, hw: Hardware, runtime_id: str) -> str:
+    from rackplanner.core.capacity.runtime import get_runtime
+
+    notes = thin_class_notes(cal, hw, get_runtime(runtime_id).label, runtime_id)
+    return "".join(f" {note[0].upper()}{note[1:]}." for note in notes)
+
+
+def _trust_bands(cal: Calibration, hw: Hardware) -> str:
     parts = []
     for metric in ("decode", "prefill"):
         band = error_band(cal, hw, metric)

@@ -378,7 +378,8 @@ class CapacityDock(LiveDock):
         if not count:
             return f"No catalog model fits with {runtime}."
         fits = f"{count} model × format pairs fit at context {self.context:,} (or the model's maximum), {runtime}."
-        return fits + (" " + trust_note(self.hardware[0]) if self.hardware else "")
+        runtime_id = str(self.runtime.currentData())
+        return fits + (" " + trust_note(self.hardware[0], runtime_id) if self.hardware else "")
 
     def _size_columns(self) -> None:
         # Measure the longest text per column rather than resizeColumnsToContents, which
