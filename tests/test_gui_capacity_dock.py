@@ -462,15 +462,19 @@ def test_table_note_says_how_far_the_speeds_are_off(colo: tuple[PlanDocument, Ca
     assert "gpu-hbm hardware" in note
 
 
+def _home_rig_with(catalog: Catalog, gpu: str) -> Plan:
+    """The home-rig example with its RTX 3090s swapped for ``gpu``."""
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    rig = plan.machines[0]
+    cards = [c.model_copy(update={"part": gpu}) if c.part == "rtx-3090" else c for c in rig.cards]
+    return plan.model_copy(update={"machines": [rig.model_copy(update={"cards": cards}), *plan.machines[1:]]})
+
+
 def test_table_note_says_when_a_tensor_peak_is_derived(qtbot: QtBot, catalog: Catalog) -> None:
     # The home rig with its RTX 3090s swapped for RTX 4080 SUPERs, whose catalog entry gives only
     # FP32 (52.2 TFLOPS): the dock runs its prompts on the INT8 peak Ada's other GeForce cards
     # imply (8 x 52.2), and says so under the table, not only in the title's tooltip.
-    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
-    rig = plan.machines[0]
-    cards = [c.model_copy(update={"part": "rtx-4080-super"}) if c.part == "rtx-3090" else c for c in rig.cards]
-    plan = plan.model_copy(update={"machines": [rig.model_copy(update={"cards": cards}), *plan.machines[1:]]})
-    dock = make_dock(qtbot, PlanDocument(plan, catalog))
+    dock = make_dock(qtbot, PlanDocument(_home_rig_with(catalog, "rtx-4080-super"), catalog))
     assert "2 x NVIDIA GeForce RTX 4080 SUPER" in dock.title.text()
     assert dock.hardware[0].int8_tops_per_device == pytest.approx(417.6, rel=0.01)
     assert "Its INT8, FP16 and FP8 tensor peaks are derived" in dock.table_note.text()
@@ -481,11 +485,7 @@ def test_table_note_says_what_few_runs_of_the_hardware_measured(qtbot: QtBot, ca
     # The home rig with RX 9070 XTs: RDNA 4's two llama.cpp prompt runs (ROCm scoreboard) are too
     # few to fit it a class, and ran at about half the estimate (fitted_constants.json's thin
     # classes); the note under the table says so for llama.cpp, and not for vLLM, which has none.
-    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
-    rig = plan.machines[0]
-    cards = [c.model_copy(update={"part": "rx-9070-xt"}) if c.part == "rtx-3090" else c for c in rig.cards]
-    plan = plan.model_copy(update={"machines": [rig.model_copy(update={"cards": cards}), *plan.machines[1:]]})
-    dock = make_dock(qtbot, PlanDocument(plan, catalog))
+    dock = make_dock(qtbot, PlanDocument(_home_rig_with(catalog, "rx-9070-xt"), catalog))
     assert "Few measurements: 2 published llama.cpp (layer split) prompt runs on RDNA 4" in dock.table_note.text()
     dock.runtime.setCurrentIndex(dock.runtime.findData("vllm"))
     qtbot.waitUntil(lambda: "vLLM" in dock.table_note.text() or "No catalog model" in dock.table_note.text())
