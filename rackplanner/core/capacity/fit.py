@@ -175,7 +175,8 @@ def _moe_column(row: Features) -> str:
     """A MoE layer's fixed cost on a CPU is its own: each of the layer's extra graph nodes
     (router, top-k, three expert GEMMs, the weighted sum) ends in a barrier of every thread.
     Held out (2026-11) CPU decode went from 31%/107% to 23%/106% and decode from 13.6%/61% to
-    13.5%/55%; fitted per device kind everywhere, GPU points moved too (GDDR decode 10% to 11%)."""
+    13.5%/55%; fitted per device kind everywhere, GPU points moved too (GDDR decode 10% to 11%;
+    tried again with llama.cpp#15396's gpt-oss GPU runs: decode 13.6% to 14.1%)."""
     return f"moe|{row.runtime}|cpu" if row.hw.kind == "cpu" else f"moe|{row.runtime}"
 
 
