@@ -29,8 +29,9 @@ EXIT_ENVIRONMENT = 1
 EXIT_INTERNAL = 3
 
 RUNTIME_HELP = (
-    "llama.cpp or ik_llama.cpp (layer split), llama.cpp-row (-sm row), vllm, sglang, tensorrt-llm, "
-    "tgi (tensor parallel), vllm-v0 (vLLM before 0.8), vllm-pp, mlx"
+    "llama.cpp or ik_llama.cpp (layer split), llama.cpp-row (-sm row), llama.cpp-row-cublas (-sm row, "
+    "builds before 25 June 2024), vllm, sglang, tensorrt-llm, tgi (tensor parallel), vllm-v0 (vLLM before 0.8), "
+    "vllm-pp, mlx"
 )
 
 

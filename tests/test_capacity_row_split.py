@@ -26,9 +26,10 @@ DATA = Path(__file__).parent / "data"
 @pytest.mark.parametrize(
     ("version", "date", "gpus", "expected"),
     [
-        ("32d9f7d9 (b1786)", "2024-01-07", 2, "llama.cpp-row"),  # a build before #4766
+        # Before #4766 and before MMQ became the default (#8075): prompts through cuBLAS.
+        ("32d9f7d9 (b1786)", "2024-01-07", 2, "llama.cpp-row-cublas"),  # a build before #4766
         ("e7e4df0 (b1833)", "2024-01-12", 2, "llama.cpp"),
-        ("unknown", "2023-11-13", 8, "llama.cpp-row"),  # lhl's 8 x V100 table
+        ("unknown", "2023-11-13", 8, "llama.cpp-row-cublas"),  # lhl's 8 x V100 table
         ("unknown", "2024-01", 2, "llama.cpp"),  # a month that straddles the change
         ("PR #4766 branch (Jan 2024)", "2024-01-04", 3, "llama.cpp"),  # named, not dated
         ("unknown", "2023-11-13", 1, "llama.cpp"),  # one GPU splits nothing
@@ -36,6 +37,20 @@ DATA = Path(__file__).parent / "data"
 )
 def test_old_multi_gpu_llama_cpp_ran_a_row_split(version: str, date: str, gpus: int, expected: str) -> None:
     assert runtime_of_release("llama.cpp", version, date, gpus) == expected
+
+
+@pytest.mark.parametrize(
+    ("date", "expected"),
+    [
+        ("2024-01", "llama.cpp-row-cublas"),  # PR #4766's P40 table
+        ("2024-06-24", "llama.cpp-row-cublas"),  # the day #8075 was merged: builds may predate it
+        ("2024-06", "llama.cpp-row"),  # a month that straddles the change
+        ("2026-02-07", "llama.cpp-row"),  # PR #19378's 4 x RTX 4090 table
+        ("", "llama.cpp-row"),
+    ],
+)
+def test_a_row_split_before_mmq_was_the_default_took_cublas(date: str, expected: str) -> None:
+    assert runtime_of_release("llama.cpp-row", "unknown", date, 4) == expected
 
 
 def test_activations_copied_per_token_follow_the_matrices(catalog: Catalog) -> None:
@@ -47,10 +62,33 @@ def test_activations_copied_per_token_follow_the_matrices(catalog: Catalog) -> N
     # out per layer: q, k, v 3 x 4,096, output 4,096, gate and up 2 x 11,008, down 4,096 =
     # 42,496. To 2 further GPUs as q8_1 (36 bytes per 32 values), back as F32 (2/3 of it):
     # 2 x 32 x 35,584 x 1.125 + 2/3 x 32 x 42,496 x 4 = 2,562,048 + 3,626,325.3 bytes.
-    assert rows.transfer_bytes_per_token == pytest.approx(6_188_373.3, rel=1e-6)
+    assert rows.transfer_bytes_per_token(512) == pytest.approx(6_188_373.3, rel=1e-6)
     # 7 matrices a layer and the output head, each waiting on 2 further GPUs.
     assert rows.syncs == (32 * 7 + 1) * 2
     assert row_split(model, from_gpu(catalog, "tesla-p40", 1), get_runtime("llama.cpp-row")) is None
+
+
+def test_cublas_takes_the_activations_as_f32(catalog: Catalog) -> None:
+    """ggml_cuda_should_use_mmq: a V100 runs MMQ below 64 tokens and cuBLAS above, whose
+    activations go to the further GPUs as F32 (4 bytes) instead of q8_1 (1.125 bytes);
+    before ggml-org/llama.cpp#8075 (2024-06-24) every tensor-core GPU did so above 32 tokens."""
+    model = get_model(catalog, "llama-2-7b")
+    v100 = row_split(model, from_gpu(catalog, "v100-32gb-pcie", 3), get_runtime("llama.cpp-row"))
+    l4 = row_split(model, from_gpu(catalog, "l4", 3), get_runtime("llama.cpp-row"))
+    l4_2023 = row_split(model, from_gpu(catalog, "l4", 3), get_runtime("llama.cpp-row-cublas"))
+    assert v100 is not None and l4 is not None and l4_2023 is not None
+    # Llama 2 7B over 3 GPUs (the figures above): in 2 x 32 x 35,584 values, out 2/3 of
+    # 32 x 42,496 values as F32 = 3,626,325.3 bytes.
+    as_q8_1 = 2 * 32 * 35_584 * 36 / 32 + 3_626_325.3  # 6,188,373.3
+    as_f32 = 2 * 32 * 35_584 * 4 + 3_626_325.3  # 12,735,829.3
+    assert v100.transfer_bytes_per_token(32) == pytest.approx(as_q8_1, rel=1e-6)
+    assert v100.transfer_bytes_per_token(512) == pytest.approx(as_f32, rel=1e-6)
+    assert l4.transfer_bytes_per_token(512) == pytest.approx(as_q8_1, rel=1e-6)
+    assert l4_2023.transfer_bytes_per_token(33) == pytest.approx(as_f32, rel=1e-6)
+    # cuBLAS dequantizes each GPU's rows to FP16 once per 128-token chunk; MMQ does not.
+    assert (v100.dequantized_chunks(512), l4.dequantized_chunks(512), v100.dequantized_chunks(32)) == (4, 0, 0)
+    # A split matrix waits on every further GPU once per 128-token chunk of a pass.
+    assert l4.pass_syncs(512) == 4 * l4.syncs == 4 * (32 * 7 + 1) * 2
 
 
 def test_row_split_prompts_are_bound_by_the_copies(catalog: Catalog) -> None:

@@ -32,6 +32,7 @@ TECH_FAMILY = {
 RUNTIME_CLASS = {
     "llama.cpp": "llama.cpp",
     "llama.cpp-row": "llama.cpp",
+    "llama.cpp-row-cublas": "llama.cpp",
     # Decode is bandwidth-bound and the fork reads the same GGUF tensors: llama.cpp's class.
     "ik_llama.cpp": "llama.cpp",
     "mlx": "mlx",
@@ -99,7 +100,7 @@ OWN_PREFILL_CLASS = {"ik_llama.cpp"}
 # Runtimes that run a MoE layer's experts as one GEMM each in a prompt pass (ggml's
 # mul_mat_id), so each expert costs a kernel's fixed time; vLLM's fused MoE kernel and MLX's
 # gather_qmm take every expert in one kernel.
-KERNEL_PER_EXPERT = {"llama.cpp", "llama.cpp-row", "ik_llama.cpp"}
+KERNEL_PER_EXPERT = {"llama.cpp", "llama.cpp-row", "llama.cpp-row-cublas", "ik_llama.cpp"}
 
 
 def prefill_runtime_classes(runtime_id: str) -> list[str]:

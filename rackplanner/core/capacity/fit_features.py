@@ -59,7 +59,7 @@ class Features:
     experts_over_layers: int = 0
     # Prefill run on the FP8 tensor peak (speed.on_fp8_peak).
     fp8_peak: bool = False
-    # Split matrices times further GPUs of a row split's pass (rowsplit.RowSplit.syncs).
+    # Split matrices times further GPUs of a row split's pass, per 128-token chunk (rowsplit.RowSplit).
     row_syncs: int = 0
 
     @property
@@ -117,7 +117,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
                 chunk,
                 experts,
                 fp8,
-                s.rows.syncs if s.rows else 0,
+                (s.rows.syncs if point.metric == "decode_tokens_per_s" else s.rows.pass_syncs(chunk)) if s.rows else 0,
             )
         )
     return out

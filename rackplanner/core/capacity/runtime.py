@@ -29,6 +29,7 @@ LLAMA_CPP_UBATCH = 512
 MAX_UBATCH = 1_000_000
 MLX_PREFILL_STEP = 2048
 SERVER_STEP_TOKENS = 8192
+LLAMA_CPP_ROW_CUBLAS = "llama.cpp-row-cublas"
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class Runtime:
     # Unified-memory machines whose GPU maker it runs on (the DGX Spark's GB10 runs vLLM,
     # SGLang and TensorRT-LLM); None: the ``kinds`` and ``vendors`` rule alone.
     soc_vendors: frozenset[str] | None = None
+    # A llama.cpp build from before MMQ became the default on tensor-core GPUs (#8075).
+    cublas_prompts: bool = False
 
     @property
     def own_kernels_per_gpu(self) -> bool:
@@ -108,6 +111,19 @@ RUNTIMES: dict[str, Runtime] = {
             frozenset({"nvidia", "amd", "intel"}),
             prefill_chunk_tokens=LLAMA_CPP_UBATCH,
         ),
+        # The same before ggml-org/llama.cpp#8075 (merged 2024-06-24): prompts over 32 tokens
+        # ran through cuBLAS on any GPU with FP16 tensor cores (rowsplit.q8_1_max_tokens).
+        Runtime(
+            LLAMA_CPP_ROW_CUBLAS,
+            "llama.cpp (row split, builds before 25 June 2024: prompts through cuBLAS)",
+            "row",
+            _GPU,
+            "NVIDIA, AMD and Intel GPUs",
+            False,
+            frozenset({"nvidia", "amd", "intel"}),
+            prefill_chunk_tokens=LLAMA_CPP_UBATCH,
+            cublas_prompts=True,
+        ),
         # vLLM builds for the DGX Spark (CUDA, sm_121) and for Strix Halo (ROCm, gfx1151).
         Runtime("vllm", "vLLM (tensor parallel)", "tensor", _GPU, _SERVER_TEXT, False, soc_vendors=_NV_AMD),
         Runtime("vllm-v0", "vLLM before 0.8 (V0 engine, tensor parallel)", "tensor", _GPU, "GPUs", False),
@@ -140,13 +156,29 @@ VLLM_V1_DEFAULT_FROM = (0, 8)
 # between b1786 and b1988, so nothing fitted rests on the exact number.
 LLAMA_CPP_LAYER_SPLIT_FROM_BUILD = 1833
 LLAMA_CPP_LAYER_SPLIT_FROM_DATE = "2024-01-13"
+# MMQ became the default on GPUs with tensor cores in ggml-org/llama.cpp#8075, merged
+# 2024-06-24; its build number is not in a source read here, so only a date measured tells.
+LLAMA_CPP_MMQ_DEFAULT_FROM_DATE = "2024-06-25"
 
 
 def runtime_of_release(runtime_id: str, version: str, date: str = "", gpus: int = 1) -> str:
     """The runtime a measured release ran: vLLM before 0.8 is ``vllm-v0``; llama.cpp on
     several GPUs before the layer split (by its build number, else, for an unnamed build, by
-    a date measured that is surely before it) is ``llama.cpp-row``; the rest as named. A version that gives no
-    number is taken as the runtime named."""
+    a date measured that is surely before it) is ``llama.cpp-row``, and a row split measured
+    surely before MMQ became the default is ``llama.cpp-row-cublas``; the rest as named. A
+    version that gives no number is taken as the runtime named."""
+    ran = _llama_cpp_split(runtime_id, version, date, gpus)
+    if ran == "llama.cpp-row" and date and _surely_before(date, LLAMA_CPP_MMQ_DEFAULT_FROM_DATE):
+        return LLAMA_CPP_ROW_CUBLAS
+    return ran
+
+
+def _surely_before(date: str, day: str) -> bool:
+    """Whether ``date`` (YYYY, YYYY-MM or YYYY-MM-DD) is surely before ``day`` (YYYY-MM-DD)."""
+    return date < day if len(date) >= len(day) else date < day[: len(date)]
+
+
+def _llama_cpp_split(runtime_id: str, version: str, date: str, gpus: int) -> str:
     rt = runtime_id.lower()
     found = re.search(r"(\d+)\.(\d+)", version)
     if rt == "vllm" and found and (int(found[1]), int(found[2])) < VLLM_V1_DEFAULT_FROM:

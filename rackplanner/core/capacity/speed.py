@@ -24,6 +24,7 @@ from rackplanner.core.capacity.fitted import (
     prefill_efficiency,
     prefill_expert_overhead,
     prefill_request_overhead,
+    row_sync_cost,
 )
 from rackplanner.core.capacity.formats import WeightFormat, active_weight_bytes, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware
@@ -100,6 +101,8 @@ class SpeedInputs:
     fixed_step_s: float
     # Fixed seconds of one prefill pass and the most prompt tokens a pass takes.
     fixed_prefill_pass_s: float = 0.0
+    # A row split's fixed cost per split matrix, 128-token chunk and further GPU.
+    row_sync_s: float = 0.0
     prefill_chunk_tokens: int = LLAMA_CPP_UBATCH
     # Fixed seconds a served request waits for its first token beyond its prompt's passes.
     prefill_request_s: float = 0.0
@@ -178,6 +181,7 @@ class SpeedInputs:
                 prefill_expert_overhead(cal, hw, runtime.id) * moe_layer_count(model) * (model.moe_experts or 0)
             ),
             prefill_chunk_tokens=runtime.prefill_chunk_tokens,
+            row_sync_s=row_sync_cost(cal, runtime.id) if rows else 0.0,
             prefill_request_s=prefill_request_overhead(cal, runtime.id),
             allreduce_latency_s=allreduce_latency(cal, runtime.id),
             decode_eff=decode_eff,
@@ -234,9 +238,21 @@ def step_bytes(s: SpeedInputs, batch: int, context: int) -> float:
 
 
 def link_s(s: SpeedInputs, tokens: int) -> float:
-    """Seconds a pass of ``tokens`` tokens spends between GPUs: tensor parallelism's
-    all-reduces and a row split's copies."""
-    return allreduce_s(s, tokens) + row_transfer_s(s, tokens)
+    """Seconds a pass of ``tokens`` tokens spends between GPUs, and copying for them: tensor
+    parallelism's all-reduces, a row split's copies and its FP16 copies of the weights."""
+    return allreduce_s(s, tokens) + row_transfer_s(s, tokens) + row_dequant_s(s, tokens)
+
+
+def row_dequant_s(s: SpeedInputs, tokens: int) -> float:
+    """Seconds a row split's cuBLAS path spends dequantizing the main GPU's rows to FP16 for
+    each 128-token chunk of a pass: their quantized bytes read, FP16 written and read back,
+    streamed at the memory's peak (the fitted decode share is not known to the fit yet)."""
+    chunks = s.rows.dequantized_chunks(tokens) if s.rows else 0
+    if not chunks or s.rows is None:
+        return 0.0
+    share = s.rows.split_share / s.rows.devices
+    fp16_bytes = 2 * s.active_params * share
+    return chunks * (s.active_bytes * share + 2 * fp16_bytes) / (s.hw.mem_bw_gbs_per_device * k.GB)
 
 
 def _row_work_share(s: SpeedInputs) -> float:
@@ -258,7 +274,7 @@ def row_transfer_s(s: SpeedInputs, tokens: int) -> float:
     link_gbs = link_gbs or (s.hw.host_link_gbs or 0.0) / 2
     if not link_gbs:
         return 0.0
-    return tokens * s.rows.transfer_bytes_per_token / (link_gbs * k.GB)
+    return tokens * s.rows.transfer_bytes_per_token(tokens) / (link_gbs * k.GB)
 
 
 def _hop_s(s: SpeedInputs, tokens: float) -> float:
@@ -328,6 +344,9 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int, depth: int = 0) -> float:
     mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s
     # A prompt pass launches the same kernels as a decode step, so it pays the step's fixed cost.
     fixed_s = s.fixed_step_s + s.fixed_prefill_pass_s
+    if s.rows:
+        # The step's fixed cost counts one 128-token chunk per split matrix; a pass has more.
+        fixed_s += (s.rows.pass_syncs(ubatch) - s.rows.syncs) * s.row_sync_s
     per_token = max(flops_per_token / s.flops_per_s, mem_per_token) + fixed_s / ubatch
     per_token += link_s(s, ubatch) / ubatch
     if s.pp > 1:

@@ -83,7 +83,7 @@ def support_unknown(runtime: Runtime, fmt: WeightFormat, hw: Hardware) -> str | 
 # microscaling modes: mlx.core.quantize's mxfp4 and nvfp4) and GGUF's Q4_0, Q4_1 and Q8_0
 # (mlx.core.load); TensorRT-LLM loads no GGUF, MLX or bitsandbytes checkpoint. The other
 # servers load most formats (vLLM's GGUF loading is experimental); MLX's files are Apple's.
-_LLAMA_CPP = frozenset({"llama.cpp", "llama.cpp-row", "ik_llama.cpp"})
+_LLAMA_CPP = frozenset({"llama.cpp", "llama.cpp-row", "llama.cpp-row-cublas", "ik_llama.cpp"})
 _MLX_GGUF = frozenset({"q4_0", "q4_1", "q8_0", "mxfp4"})
 
 
