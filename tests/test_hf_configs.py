@@ -24,6 +24,7 @@ PUBLISHED = [
     ("llama-3.1-70b-instruct", 70.6, None, True),  # HF page safetensors count
     ("qwen2.5-7b", 7.61, None, True),  # Qwen2.5 card: "Number of Parameters: 7.61B"
     ("qwen3-8b", 8.2, None, True),  # Qwen3-8B card
+    ("qwen3-14b", 14.8, None, True),  # Qwen3-14B card: "Number of Parameters: 14.8B"
     ("qwen3-32b-fp8", 32.8, None, True),  # Qwen3-32B-FP8 card
     ("qwen3-30b-a3b", 30.5, "3.3", True),  # Qwen3-30B-A3B card: 30.5B total, 3.3B activated
     ("qwen3-30b-a3b-fp8", 30.5, "3.3", True),
@@ -32,7 +33,7 @@ PUBLISHED = [
     ("gemma-3-27b-it", 27.433, None, True),  # Gemma 3 report: 417M + 1,416M + 25,600M
     ("qwen2.5-vl-7b-instruct", 8.29, None, True),  # HF page safetensors count, vision tower included
     ("voxtral-mini-3b-2507", 4.68, None, True),  # HF page safetensors count, audio encoder included
-    ("llama-3.2-90b-vision-instruct", 88.6, None, True),  # Meta's card: 88.6B with the image encoder
+    ("llama-3.2-90b-vision-instruct", 88.8, None, True),  # Meta's card: "90B (88.8)", image encoder included
     ("gpt-oss-20b", 20.9, "3.6", False),  # gpt-oss model card: 20.9B total, 3.6B active
     ("gpt-oss-120b", 116.8, "5.1", False),  # gpt-oss model card: 116.8B total, 5.1B active
     ("deepseek-v3", 671, "37", False),  # DeepSeek-V3 report: 671B total, 37B activated
