@@ -228,6 +228,12 @@ def test_a_larger_ubatch_reads_the_weights_fewer_times() -> None:
     assert one_pass["activations_gb"] == pytest.approx(expected_gb, abs=0.01)
     text = run("estimate", *args, "--context", "2048", "--ubatch", "2048").stdout
     assert "2,048 prompt tokens in passes of 2,048 tokens" in text
+    # llama.cpp holds a pass to the context (n_batch <= n_ctx, n_ubatch <= n_batch), so -ub
+    # 100000 on a 2,048-token context is a 2,048-token pass: the same buffer, and it fits.
+    huge = json.loads(run("estimate", *args, "--context", "2048", "--ubatch", "100000", "--json").stdout)
+    assert huge["fits"] and huge["activations_gb"] == pytest.approx(one_pass["activations_gb"], rel=1e-9)
+    text = run("estimate", *args, "--context", "2048", "--ubatch", "100000").stdout
+    assert "2,048 prompt tokens in passes of 2,048 tokens" in text
 
 
 def test_every_layer_in_ram_of_unknown_size_is_said_not_checked() -> None:

@@ -88,6 +88,9 @@ def memory_fit(
     used = tensor_parallel_degree(model, hw, runtime) if runtime.split == "tensor" else hw.devices
     # llama.cpp's compute buffer grows with -ub; the servers' activations sit in their reserve.
     ubatch = runtime.prefill_chunk_tokens if runtime.own_kernels_per_gpu else LLAMA_CPP_UBATCH
+    # With causal attention llama.cpp holds a pass to the context (n_batch <= n_ctx, n_ubatch
+    # <= n_batch in llama_context's constructor), so a -ub above it buys no larger buffer.
+    ubatch = min(ubatch, context)
     act = _activations_bytes(model, batch, ubatch) / k.GB
     if hw.kind == "gpu":
         act *= used  # each GPU holds its own compute buffer

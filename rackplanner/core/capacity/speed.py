@@ -340,8 +340,9 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int, depth: int = 0) -> float:
     ones (compute-bound)."""
     flops_per_token = prompt_flops_per_token(s, prompt, depth)
     ubatch = min(prompt, s.prefill_chunk_tokens)
-    # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts.
-    mem_per_token = s.held_bytes / ubatch / s.mem_bytes_per_s
+    # Weights are streamed once per micro-batch: a floor that matters on CPUs and tiny prompts
+    # (a row split's main GPU streams its rows only).
+    mem_per_token = s.held_bytes * _row_work_share(s) / ubatch / s.mem_bytes_per_s
     # A prompt pass launches the same kernels as a decode step, so it pays the step's fixed cost.
     fixed_s = s.fixed_step_s + s.fixed_prefill_pass_s
     if s.rows:

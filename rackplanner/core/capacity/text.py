@@ -105,7 +105,8 @@ def _passes(est: Estimate) -> str:
     size = est.prompt_pass_tokens
     if size is None or size == get_runtime(est.runtime).prefill_chunk_tokens:
         return ""
-    return f" in passes of {size:,} tokens"
+    # A pass never holds more than the prompt (llama.cpp caps -ub at the context).
+    return f" in passes of {min(size, est.prompt_tokens or size):,} tokens"
 
 
 def _derived_sentence(names: list[str]) -> str:
