@@ -91,6 +91,17 @@ def test_cublas_takes_the_activations_as_f32(catalog: Catalog) -> None:
     assert l4.pass_syncs(512) == 4 * l4.syncs == 4 * (32 * 7 + 1) * 2
 
 
+def test_best_batch_stops_below_the_switch_to_cublas(catalog: Catalog) -> None:
+    """Before #8075 a batch of 33 sequences went through cuBLAS: F32 copies and the weights
+    dequantized every step, so decode at 33 is slower than at 32 and the best batch is 32."""
+    model = get_model(catalog, "llama-3.1-8b")
+    hw = from_gpu(catalog, "rtx-3090", 2)
+    old = estimate(model, "q4_k_m", hw, runtime="llama.cpp-row-cublas", context=4096, with_training=False)
+    new = estimate(model, "q4_k_m", hw, runtime="llama.cpp-row", context=4096, with_training=False)
+    assert old.best_batch == 32
+    assert new.best_batch is not None and new.best_batch > 32  # MMQ at every batch since #8075
+
+
 def test_row_split_prompts_are_bound_by_the_copies(catalog: Catalog) -> None:
     """4 x RTX 4090 (PCIe 4.0 x16, no peer access), Llama 70B Q4_K_M: ggml-org/llama.cpp#19378
     measured pp512 at 334 tokens/s with -sm row and 1,435 with -sm layer."""

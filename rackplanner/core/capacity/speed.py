@@ -366,13 +366,19 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int, depth: int = 0) -> float:
 def best_batch(s: SpeedInputs, context: int, max_batch: int) -> tuple[int, float]:
     """The batch (up to what memory holds, at most the runtime's sequence cap) with the
     most decode tokens/s. Along the roofline the rate only grows with batch (memory-bound:
-    the weights are shared; compute-bound: it levels off), so that is the largest batch."""
+    the weights are shared; compute-bound: it levels off), so that is the largest batch, or
+    under a row split the largest before its copies change path."""
     batch = max(1, min(max_batch, k.MAX_BATCH_SEQUENCES))
     single = 1 / decode_step_s(s, 1, context)
     if batch == 1:
         return 1, single
-    rate = batch / decode_step_s(s, batch, context)
-    return (batch, rate) if rate > single else (1, single)
+    # A row split's step jumps where its copies change path (cuBLAS above the MMQ limit, host
+    # memory above the peer-access limit): the batch just below each jump is a candidate too.
+    candidates = {batch}
+    if s.rows:
+        candidates |= {b for b in (s.rows.q8_1_max_tokens, PEER_MAX_BATCH) if b and 1 < b < batch}
+    rate, best = max((b / decode_step_s(s, b, context), b) for b in candidates)
+    return (best, rate) if rate > single else (1, single)
 
 
 def requests_per_s(
