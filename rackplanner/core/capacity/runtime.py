@@ -76,6 +76,19 @@ _GPU = frozenset({"gpu"})
 _NV, _NV_AMD = frozenset({"nvidia"}), frozenset({"nvidia", "amd"})
 _NV_TEXT = "GPUs and NVIDIA's unified-memory machines (DGX Spark)"
 _SERVER_TEXT = "GPUs and NVIDIA's and AMD's unified-memory machines (DGX Spark, Strix Halo)"
+# -sm row: CUDA, ROCm (HIP) and SYCL builds had the split buffer; CUDA's (which HIP builds
+# share) went in June 2026 (ggml-org/llama.cpp#24216), SYCL keeps it.
+_ROW_SPLIT = Runtime(
+    "llama.cpp-row",
+    "llama.cpp (row split, -sm row)",
+    "row",
+    _GPU,
+    "NVIDIA, AMD and Intel GPUs",
+    False,
+    frozenset({"nvidia", "amd", "intel"}),
+    prefill_chunk_tokens=LLAMA_CPP_UBATCH,
+)
+
 RUNTIMES: dict[str, Runtime] = {
     r.id: r
     for r in (
@@ -99,29 +112,13 @@ RUNTIMES: dict[str, Runtime] = {
             True,
             prefill_chunk_tokens=LLAMA_CPP_UBATCH,
         ),
-        # -sm row: CUDA, ROCm (HIP) and SYCL builds had the split buffer; CUDA's (which HIP
-        # builds share) went in June 2026 (ggml-org/llama.cpp#24216), SYCL keeps it.
-        Runtime(
-            "llama.cpp-row",
-            "llama.cpp (row split, -sm row)",
-            "row",
-            _GPU,
-            "NVIDIA, AMD and Intel GPUs",
-            False,
-            frozenset({"nvidia", "amd", "intel"}),
-            prefill_chunk_tokens=LLAMA_CPP_UBATCH,
-        ),
+        _ROW_SPLIT,
         # The same before ggml-org/llama.cpp#8075 (merged 2024-06-24): prompts over 32 tokens
         # ran through cuBLAS on any GPU with FP16 tensor cores (rowsplit.q8_1_max_tokens).
-        Runtime(
-            LLAMA_CPP_ROW_CUBLAS,
-            "llama.cpp (row split, builds before 25 June 2024: prompts through cuBLAS)",
-            "row",
-            _GPU,
-            "NVIDIA, AMD and Intel GPUs",
-            False,
-            frozenset({"nvidia", "amd", "intel"}),
-            prefill_chunk_tokens=LLAMA_CPP_UBATCH,
+        replace(
+            _ROW_SPLIT,
+            id=LLAMA_CPP_ROW_CUBLAS,
+            label="llama.cpp (row split, builds before 25 June 2024: prompts through cuBLAS)",
             cublas_prompts=True,
         ),
         # vLLM builds for the DGX Spark (CUDA, sm_121) and for Strix Halo (ROCm, gfx1151).
