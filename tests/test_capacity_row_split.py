@@ -87,6 +87,13 @@ def test_cublas_takes_the_activations_as_f32(catalog: Catalog) -> None:
     assert l4_2023.transfer_bytes_per_token(33) == pytest.approx(as_f32, rel=1e-6)
     # cuBLAS dequantizes each GPU's rows to FP16 once per 128-token chunk; MMQ does not.
     assert (v100.dequantized_chunks(512), l4.dequantized_chunks(512), v100.dequantized_chunks(32)) == (4, 0, 0)
+    # The P100's GP100 (compute capability 6.0) has no __dp4a, so no MMQ: cuBLAS at any size;
+    # the P40's GP102 (6.1) runs MMQ at every size.
+    p100 = row_split(model, from_gpu(catalog, "tesla-p100-16gb-pcie", 3), get_runtime("llama.cpp-row"))
+    p40 = row_split(model, from_gpu(catalog, "tesla-p40", 3), get_runtime("llama.cpp-row"))
+    assert p100 is not None and p40 is not None
+    assert p100.transfer_bytes_per_token(1) == pytest.approx(as_f32, rel=1e-6)
+    assert p40.transfer_bytes_per_token(512) == pytest.approx(as_q8_1, rel=1e-6)
     # A split matrix waits on every further GPU once per 128-token chunk of a pass.
     assert l4.pass_syncs(512) == 4 * l4.syncs == 4 * (32 * 7 + 1) * 2
 

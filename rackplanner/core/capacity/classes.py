@@ -88,6 +88,32 @@ def architecture(text: str | None) -> str:
     return name or "unknown"
 
 
+# NVIDIA compute capability by architecture (CUDA's table), and the dies that differ from
+# their architecture's: GP100 (P100) is 6.0 without __dp4a, the other Pascal dies 6.1; the
+# GA10x dies are 8.6 beside GA100's 8.0.
+COMPUTE_CAPABILITY = {
+    "Kepler": 3.7,
+    "Maxwell": 5.2,
+    "Pascal": 6.1,
+    "Volta": 7.0,
+    "Turing": 7.5,
+    "Ampere": 8.0,
+    "Ada Lovelace": 8.9,
+    "Hopper": 9.0,
+    "Blackwell": 10.0,
+    BLACKWELL_SM12: 12.0,
+}
+DIE_COMPUTE_CAPABILITY = {"GP100": 6.0, "GA102": 8.6, "GA103": 8.6, "GA104": 8.6, "GA106": 8.6, "GA107": 8.6}
+
+
+def compute_capability(architecture_text: str | None) -> float | None:
+    """An NVIDIA GPU's compute capability from its catalog architecture (``Pascal (GP100)``)."""
+    die = re.search(r"\((\w+)\)", architecture_text or "")
+    if die and die.group(1).upper() in DIE_COMPUTE_CAPABILITY:
+        return DIE_COMPUTE_CAPABILITY[die.group(1).upper()]
+    return COMPUTE_CAPABILITY.get(architecture(architecture_text))
+
+
 def runtime_class(runtime_id: str) -> str:
     return RUNTIME_CLASS.get(runtime_id.lower(), runtime_id.lower())
 

@@ -11,7 +11,13 @@ from typing import Literal
 from pydantic import BaseModel
 
 from rackplanner.core.capacity import constants as k
-from rackplanner.core.capacity.classes import architecture, chip_architecture, chip_vendor, memory_tech
+from rackplanner.core.capacity.classes import (
+    architecture,
+    chip_architecture,
+    chip_vendor,
+    compute_capability,
+    memory_tech,
+)
 from rackplanner.core.capacity.limits import check_positive
 from rackplanner.core.capacity.tensor_rates import tensor_peaks
 from rackplanner.core.catalog.loading import Catalog
@@ -52,6 +58,8 @@ class Hardware(BaseModel):
     int8_tops_per_device: float | None = None
     # The FP16 tensor peak (FP32 accumulate) where known: what a prompt's attention runs at.
     fp16_tensor_tflops_per_device: float | None = None
+    # An NVIDIA GPU's compute capability, from its die where the die differs from its architecture.
+    compute_capability: float | None = None
     # Tensor peaks the catalog entry lacks, derived from its architecture's ("INT8", "FP16").
     derived_peaks: list[str] = []
     assumptions: list[str] = []
@@ -88,6 +96,7 @@ def _gpu_figures(gpu: Gpu, catalog: Catalog) -> tuple[float, dict[str, object], 
         "int8_tops_per_device": peaks.int8_tops,
         "fp16_tensor_tflops_per_device": peaks.fp16_tflops,
         "derived_peaks": list(peaks.derived),
+        "compute_capability": compute_capability(gpu.architecture) if gpu.vendor.lower() == "nvidia" else None,
     }
     return gpu.mem_bw_gbs, fields, list(peaks.notes)
 

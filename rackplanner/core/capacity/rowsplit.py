@@ -19,19 +19,20 @@ Whether the activations go as q8_1 or F32 follows the GEMM a GPU runs at that ma
 (``ggml_cuda_should_use_mmq``): since ggml-org/llama.cpp#8075 (merged 2024-06-24) NVIDIA GPUs
 take MMQ at every size except the V100, which has FP16 tensor cores but no INT8 MMQ and takes
 cuBLAS from 64 tokens (``MMQ_DP4A_MAX_BATCH_SIZE``); before it, any GPU with FP16 tensor cores
-took cuBLAS above 32 tokens (``MMQ_MAX_BATCH_SIZE``). GPUs without ``__dp4a`` (before Pascal)
-always take cuBLAS. Other makers' choice depends on the architecture and the type and is not
-modelled: their activations are taken as q8_1.
+took cuBLAS above 32 tokens (``MMQ_MAX_BATCH_SIZE``). GPUs without ``__dp4a`` (the P100's
+GP100, compute capability 6.0, and older) take cuBLAS for the split (dense) matrices. Other
+makers' choice depends on the architecture and the type and is not modelled: their
+activations are taken as q8_1.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rackplanner.core.capacity.classes import COMPUTE_CAPABILITY
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import Runtime
 from rackplanner.core.capacity.shape import tensor_groups
-from rackplanner.core.capacity.support import COMPUTE_CAPABILITY
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.parts import LlmModel
 
@@ -48,7 +49,7 @@ CHUNK_TOKENS = 128
 VOLTA_MMQ_MAX_TOKENS = 63
 LEGACY_MMQ_MAX_TOKENS = 32
 # Compute capabilities: FP16 tensor cores (Volta), INT8 tensor-core MMQ (Turing), __dp4a (Pascal GP10x).
-FP16_MMA_CC, INT8_MMA_CC, DP4A_CC = 7.0, 7.5, 6.0
+FP16_MMA_CC, INT8_MMA_CC, DP4A_CC = 7.0, 7.5, 6.1
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def q8_1_max_tokens(hw: Hardware, *, quantized: bool, legacy: bool = False) -> i
         return 0  # float weights go through cuBLAS, which takes F32 activations
     if hw.vendor != "nvidia":
         return None
-    cc = COMPUTE_CAPABILITY.get(hw.arch)
+    cc = hw.compute_capability or COMPUTE_CAPABILITY.get(hw.arch)
     if cc is None:
         return None
     if cc < DP4A_CC:

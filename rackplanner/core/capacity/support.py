@@ -9,24 +9,11 @@ Other vendors' GPUs are not checked: the table's columns for them change between
 
 from __future__ import annotations
 
-from rackplanner.core.capacity.classes import runtime_class
+from rackplanner.core.capacity.classes import COMPUTE_CAPABILITY, runtime_class
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.layouts import WeightFormat
 from rackplanner.core.capacity.runtime import Runtime
 
-# NVIDIA compute capability by architecture (CUDA's table).
-COMPUTE_CAPABILITY = {
-    "Kepler": 3.7,
-    "Maxwell": 5.2,
-    "Pascal": 6.0,
-    "Volta": 7.0,
-    "Turing": 7.5,
-    "Ampere": 8.0,
-    "Ada Lovelace": 8.9,
-    "Hopper": 9.0,
-    "Blackwell": 10.0,
-    "Blackwell sm_12x": 12.0,
-}
 # The lowest compute capability each kind of weight format runs at in a serving runtime.
 _MIN_CC = (
     (lambda f: f.family == "fp8", 7.5, "FP8 weights"),
@@ -45,7 +32,7 @@ def unsupported(runtime: Runtime, fmt: WeightFormat, hw: Hardware) -> str | None
     """Why ``runtime`` cannot run ``fmt`` on ``hw``'s GPUs, or None when it can (or is not known not to)."""
     if runtime_class(runtime.id) != "server" or hw.kind != "gpu" or hw.vendor != "nvidia":
         return None
-    cc = COMPUTE_CAPABILITY.get(hw.arch)
+    cc = hw.compute_capability or COMPUTE_CAPABILITY.get(hw.arch)
     if cc is None:
         return None
     if runtime.id in VLLM_RUNTIMES and cc < VLLM_MIN_CC:
