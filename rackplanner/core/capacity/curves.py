@@ -21,7 +21,13 @@ from rackplanner.core.capacity.hardware import Hardware, from_machine
 from rackplanner.core.capacity.memory import memory_fit
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.shape import total_params
-from rackplanner.core.capacity.speed import SpeedInputs, decode_tokens_per_s, peak_tflops
+from rackplanner.core.capacity.speed import (
+    SpeedInputs,
+    decode_flops_per_token,
+    decode_tokens_per_s,
+    peak_tflops,
+    row_split_unread_bytes,
+)
 from rackplanner.core.capacity.training import TrainingLimits, time_to_train_s, training_limits
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
@@ -75,14 +81,14 @@ def speed_inputs(
 
 def _memory_s(s: SpeedInputs, batch: float, context: int) -> float:
     # The memory side of speed.decode_step_s's max(), for a real-valued batch.
-    moved = s.weights_read(batch) + batch * s.kv_read_bytes(context)  # type: ignore[arg-type]
+    moved = s.weights_read(batch) - row_split_unread_bytes(s) + batch * s.kv_read_bytes(context)  # type: ignore[arg-type]
     if s.offload_fraction and s.host_bytes_per_s:
         return (1 - s.offload_fraction) * moved / s.mem_bytes_per_s + s.offload_fraction * moved / s.host_bytes_per_s
     return moved / s.mem_bytes_per_s
 
 
 def _compute_s(s: SpeedInputs, batch: float, context: int) -> float:
-    return batch * (2 * s.active_params + s.attention_flops(context)) / s.flops_per_s
+    return batch * decode_flops_per_token(s, context) / s.flops_per_s
 
 
 def knee_batch(s: SpeedInputs, context: int, limit: float = 1e6) -> float | None:
@@ -155,7 +161,7 @@ def decode_curve(
         peak_knee_batch=knee_batch(at_peak(s), ctx) if finite else None,
         device_flop_per_byte=ratio,
         effective_flop_per_byte=s.flops_per_s / s.mem_bytes_per_s if finite else None,
-        compute_ceiling_tokens_per_s=s.flops_per_s / (2 * s.active_params + s.attention_flops(ctx)) if finite else None,
+        compute_ceiling_tokens_per_s=s.flops_per_s / decode_flops_per_token(s, ctx) if finite else None,
         offload_fraction=s.offload_fraction,
     )
 

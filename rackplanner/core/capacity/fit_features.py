@@ -88,13 +88,13 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
             compute = b * (2 * s.active_params) / s.flops_per_s
             if compute * 2 > at_peak:  # compute-bound at half the peak: not a bandwidth point
                 continue
-            seconds, per = b / point.value, 1
+            seconds, per, pass_tokens = b / point.value, 1, b
             link = link_s(s, b)
         else:
             if s.flops_per_s == float("inf"):
                 continue
             at_peak = prompt_flops_per_token(s, point.context) / s.flops_per_s
-            seconds, per = 1 / point.value, chunk
+            seconds, per, pass_tokens = 1 / point.value, chunk, chunk
             link = link_s(s, per) / per
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0
         rt = runtime_class(point.runtime)
@@ -117,7 +117,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
                 chunk,
                 experts,
                 fp8,
-                (s.rows.syncs if point.metric == "decode_tokens_per_s" else s.rows.pass_syncs(chunk)) if s.rows else 0,
+                s.rows.pass_syncs(pass_tokens) if s.rows else 0,
             )
         )
     return out

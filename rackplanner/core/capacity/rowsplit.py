@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rackplanner.core.capacity.classes import COMPUTE_CAPABILITY
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import Runtime
 from rackplanner.core.capacity.shape import tensor_groups
@@ -50,6 +49,11 @@ VOLTA_MMQ_MAX_TOKENS = 63
 LEGACY_MMQ_MAX_TOKENS = 32
 # Compute capabilities: FP16 tensor cores (Volta), INT8 tensor-core MMQ (Turing), __dp4a (Pascal GP10x).
 FP16_MMA_CC, INT8_MMA_CC, DP4A_CC = 7.0, 7.5, 6.1
+
+
+def chunks(tokens: int) -> int:
+    """128-token chunks a split matrix takes a pass of ``tokens`` tokens in (at least one)."""
+    return max(1, -(-tokens // CHUNK_TOKENS))
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ class RowSplit:
 
     def pass_syncs(self, tokens: int) -> int:
         """Fixed costs a pass of ``tokens`` tokens pays: one per 128-token chunk of each split matrix."""
-        return self.syncs * max(1, -(-tokens // CHUNK_TOKENS))
+        return self.syncs * chunks(tokens)
 
     def mmq_at(self, tokens: int) -> bool:
         """Whether a pass of ``tokens`` tokens runs MMQ (activations as q8_1), not cuBLAS."""
@@ -87,7 +91,7 @@ class RowSplit:
         128-token chunk on the cuBLAS path (``ggml_cuda_op_mul_mat_cublas`` runs per chunk)."""
         if not self.quantized or self.mmq_at(tokens):
             return 0
-        return max(1, -(-tokens // CHUNK_TOKENS))
+        return chunks(tokens)
 
     def transfer_bytes_per_token(self, tokens: int = 1) -> float:
         """Activation bytes per token copied in a pass of ``tokens`` tokens: in as q8_1 where MMQ
@@ -108,7 +112,7 @@ def q8_1_max_tokens(hw: Hardware, *, quantized: bool, legacy: bool = False) -> i
         return 0  # float weights go through cuBLAS, which takes F32 activations
     if hw.vendor != "nvidia":
         return None
-    cc = hw.compute_capability or COMPUTE_CAPABILITY.get(hw.arch)
+    cc = hw.compute_capability
     if cc is None:
         return None
     if cc < DP4A_CC:

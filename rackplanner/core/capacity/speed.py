@@ -292,7 +292,7 @@ def _pipeline_step_s(s: SpeedInputs, batch: int, context: int) -> float:
     micro = batch / micro_batches
     weights = s.weights_read(max(1, round(micro))) / p
     mem_s = (weights + micro * s.kv_read_bytes(context) / p) / s.mem_bytes_per_s
-    compute_s = micro * (2 * s.active_params + s.attention_flops(context)) / p / s.flops_per_s
+    compute_s = micro * decode_flops_per_token(s, context) / p / s.flops_per_s
     stage = max(mem_s, compute_s) + _hop_s(s, micro)
     return p * stage + s.fixed_step_s
 
@@ -306,8 +306,20 @@ def decode_step_s(s: SpeedInputs, batch: int, context: int) -> float:
         mem_s = (1 - s.offload_fraction) * moved / s.mem_bytes_per_s + s.offload_fraction * moved / s.host_bytes_per_s
     else:
         mem_s = moved / s.mem_bytes_per_s
-    compute_s = batch * (2 * s.active_params * _row_work_share(s) + s.attention_flops(context)) / s.flops_per_s
-    return max(mem_s, compute_s) + s.fixed_step_s + link_s(s, batch)
+    compute_s = batch * decode_flops_per_token(s, context) / s.flops_per_s
+    return max(mem_s, compute_s) + s.fixed_step_s + row_chunk_waits_s(s, batch) + link_s(s, batch)
+
+
+def row_chunk_waits_s(s: SpeedInputs, tokens: int) -> float:
+    """A row split's waits beyond the first 128-token chunk of a pass (the step's fixed cost
+    counts one chunk per split matrix and further GPU)."""
+    return (s.rows.pass_syncs(tokens) - s.rows.syncs) * s.row_sync_s if s.rows else 0.0
+
+
+def decode_flops_per_token(s: SpeedInputs, context: int) -> float:
+    """FLOPs the busiest GPU does per decoded token at ``context``: the active weights (a row
+    split's main GPU its rows only) and attention over the cache."""
+    return 2 * s.active_params * _row_work_share(s) + s.attention_flops(context)
 
 
 def decode_tokens_per_s(s: SpeedInputs, batch: int, context: int) -> float:
@@ -344,10 +356,7 @@ def prefill_tokens_per_s(s: SpeedInputs, prompt: int, depth: int = 0) -> float:
     # (a row split's main GPU streams its rows only).
     mem_per_token = s.held_bytes * _row_work_share(s) / ubatch / s.mem_bytes_per_s
     # A prompt pass launches the same kernels as a decode step, so it pays the step's fixed cost.
-    fixed_s = s.fixed_step_s + s.fixed_prefill_pass_s
-    if s.rows:
-        # The step's fixed cost counts one 128-token chunk per split matrix; a pass has more.
-        fixed_s += (s.rows.pass_syncs(ubatch) - s.rows.syncs) * s.row_sync_s
+    fixed_s = s.fixed_step_s + s.fixed_prefill_pass_s + row_chunk_waits_s(s, ubatch)
     per_token = max(flops_per_token / s.flops_per_s, mem_per_token) + fixed_s / ubatch
     per_token += link_s(s, ubatch) / ubatch
     if s.pp > 1:

@@ -9,7 +9,7 @@ Other vendors' GPUs are not checked: the table's columns for them change between
 
 from __future__ import annotations
 
-from rackplanner.core.capacity.classes import COMPUTE_CAPABILITY, runtime_class
+from rackplanner.core.capacity.classes import runtime_class
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.layouts import WeightFormat
 from rackplanner.core.capacity.runtime import Runtime
@@ -32,7 +32,7 @@ def unsupported(runtime: Runtime, fmt: WeightFormat, hw: Hardware) -> str | None
     """Why ``runtime`` cannot run ``fmt`` on ``hw``'s GPUs, or None when it can (or is not known not to)."""
     if runtime_class(runtime.id) != "server" or hw.kind != "gpu" or hw.vendor != "nvidia":
         return None
-    cc = hw.compute_capability or COMPUTE_CAPABILITY.get(hw.arch)
+    cc = hw.compute_capability
     if cc is None:
         return None
     if runtime.id in VLLM_RUNTIMES and cc < VLLM_MIN_CC:
