@@ -93,6 +93,21 @@ def test_a_three_slot_card_does_not_fit_a_4029gp_bay(catalog: Catalog) -> None:
     assert [f.code for f in found if f.severity == "error"] == ["bay-too-narrow"]
 
 
+@pytest.mark.parametrize("board", ["x10drg-o-plus-cpu", "mz52-g40-g482"])
+def test_two_slot_server_cards_fit_the_4028gr_and_g482_bays_and_a_3090_does_not(catalog: Catalog, board: str) -> None:
+    # Owners run two-slot cards in every bay: seven P100 PCIe / eight CMP 170HX in an
+    # SYS-4028GR-TRT2, eight L40S / eight A100 PCIe in a G482-Z54 (catalog board.yaml sources).
+    plan, machine = _on_board(board, catalog)
+    plan = edits.place_card(plan, machine=machine, slot="gpu1", part="l40s", catalog=catalog).plan
+    plan = edits.place_card(plan, machine=machine, slot="gpu2", part="tesla-p100-16gb-pcie", catalog=catalog).plan
+    found = check_machine(plan.machines[0], catalog, derive_topology(plan.machines[0], catalog))
+    assert not [f for f in found if f.code in ("bay-too-narrow", "slot-covered", "slot-blocked")]
+    # The RTX 3090 Founders Edition is three slots wide: the bay takes two.
+    plan = edits.place_card(plan, machine=machine, slot="gpu3", part="rtx-3090", catalog=catalog).plan
+    found = check_machine(plan.machines[0], catalog, derive_topology(plan.machines[0], catalog))
+    assert [f.slots for f in found if f.code == "bay-too-narrow"] == [["gpu3"]]
+
+
 def test_every_server_gpu_slot_has_a_bay_width_or_says_why_not() -> None:
     for server in _CATALOG.of_kind(Server):
         board = _CATALOG.get_as(server.board, Board)
