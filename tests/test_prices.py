@@ -71,14 +71,45 @@ def test_price_list_csv(tmp_path: Path) -> None:
     assert rows[0].source == "prices.csv row 2"
     for text, message in [
         ("part,price,currency\nrtx-3090,700,EUR\n", r"row 2 \(rtx-3090\): currency 'EUR'; prices are in USD"),
-        ("part,price\nrtx-3090,cheap\n", r"row 2 \(rtx-3090\): could not convert"),
+        ("part,price\nrtx-3090,cheap\n", r"row 2 \(rtx-3090\): cannot read the price 'cheap'"),
         ("part,price\nrtx-3090,-5\n", r"row 2: price_usd: "),
-        ("part,price,date\nrtx-3090,5,25/11/2026\n", r"row 2 \(rtx-3090\): Invalid isoformat"),
-        ("id,cost\nrtx-3090,5\n", "the header needs the columns part and price"),
+        ("part,price,date\nrtx-3090,5,25/11/2026\n", r"row 2 \(rtx-3090\): date '25/11/2026': write it as YYYY-MM-DD"),
+        ("name,amount\nrtx-3090,5\n", "the header needs the columns part and price .* it has 'name', 'amount'"),
     ]:
         path.write_text(text, encoding="utf-8")
         with pytest.raises(InputError, match=message):
             read_price_csv(path, TODAY)
+
+
+def test_price_lists_as_spreadsheets_write_them(tmp_path: Path) -> None:
+    path = tmp_path / "quote.csv"
+    # A spreadsheet saved where the decimal mark is a comma: ';' between fields, a byte-order
+    # mark, "Part ID" and "Unit price" headers, a dotted day-first date, a month-only date.
+    path.write_bytes(
+        "\ufeffPart ID;Unit price;Date;Notes\nrtx-3090;1.234,50;28.11.2026;shop\nl40s;7450,00;2026-10;quote\n".encode()
+    )
+    assert [(q.part, q.price_usd, q.price_date, q.note) for q in read_price_csv(path, TODAY)] == [
+        ("rtx-3090", 1234.5, date(2026, 11, 28), "shop"),
+        ("l40s", 7450.0, date(2026, 10, 1), "quote"),
+    ]
+    path.write_text("part\tprice\nrtx-3090\tUS$ 1,299\n", encoding="utf-8")  # tab-separated
+    assert [q.price_usd for q in read_price_csv(path, TODAY)] == [1299.0]
+    for text, message in [
+        ("part;price\nrtx-3090;1.299\n", "reads as thousands or decimals"),  # 1.299 or 1299?
+        ("part,price\nrtx-3090,1299 €\n", "is not in US dollars"),
+        ("part,price\nrtx-3090,nan\n", "cannot read the price 'nan'"),
+    ]:
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError, match=message):
+            read_price_csv(path, TODAY)
+
+
+def test_an_unknown_part_id_names_the_nearest_catalog_id(catalog: Catalog, tmp_path: Path) -> None:
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    path = tmp_path / "prices.csv"
+    path.write_text("part,price\nrtx3090,780\nno-such-thing,5\n", encoding="utf-8")
+    with pytest.raises(EditRefused, match=r"rtx3090 \(did you mean rtx-3090\?\), no-such-thing$"):
+        edits.import_price_list(plan, quotes=read_price_csv(path, TODAY), name="prices.csv", catalog=catalog)
 
 
 def test_the_users_prices_win_and_old_ones_are_flagged(catalog: Catalog, tmp_path: Path) -> None:

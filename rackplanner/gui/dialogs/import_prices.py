@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from rackplanner.core.catalog.prices import read_price_csv
 from rackplanner.core.errors import InputError
 from rackplanner.core.plan import edits
-from rackplanner.core.plan.edits.document import unknown_parts
+from rackplanner.core.plan.edits.document import describe_unknown_parts, unknown_parts
 
 if TYPE_CHECKING:
     from rackplanner.gui.main_window import MainWindow
@@ -38,7 +38,7 @@ def import_prices(window: MainWindow, path: Path | None = None, today: date | No
         return 0
     unknown = unknown_parts(quotes, doc.catalog)
     if unknown:
-        shown = ", ".join(unknown[:8]) + (f" and {len(unknown) - 8} more" if len(unknown) > 8 else "")
+        shown = describe_unknown_parts(unknown, doc.catalog)
         answer = QMessageBox.question(
             window,
             TITLE,

@@ -43,7 +43,7 @@ def import_price_list(plan: Plan, *, quotes: list[PriceQuote], name: str, catalo
     """
     unknown = unknown_parts(quotes, catalog)
     if unknown:
-        raise EditRefused(f"{name}: parts not in the catalog: {', '.join(unknown[:8])}")
+        raise EditRefused(f"{name}: parts not in the catalog: {describe_unknown_parts(unknown, catalog)}")
     if not quotes:
         raise EditRefused(f"{name}: the price list has no rows")
     prices = dict(plan.user_prices)
@@ -53,6 +53,19 @@ def import_price_list(plan: Plan, *, quotes: list[PriceQuote], name: str, catalo
         )
     label = f"Import {len(quotes)} price{'s' if len(quotes) != 1 else ''} from {name}"
     return EditResult(plan.model_copy(update={"user_prices": prices}), frozenset({Change.BOM}), label)
+
+
+def describe_unknown_parts(unknown: list[str], catalog: Catalog, shown: int = 8) -> str:
+    """``ap8886 (did you mean apc-ap8886?), x-1``: the first ``shown`` ids, each with the catalog's nearest id."""
+    from difflib import get_close_matches
+
+    known = [part.id for part in catalog]
+    named = []
+    for part in unknown[:shown]:
+        close = get_close_matches(part.lower(), known, n=1, cutoff=0.6)
+        named.append(f"{part} (did you mean {close[0]}?)" if close else part)
+    more = f" and {len(unknown) - shown} more" if len(unknown) > shown else ""
+    return ", ".join(named) + more
 
 
 def unknown_parts(quotes: list[PriceQuote], catalog: Catalog) -> list[str]:
