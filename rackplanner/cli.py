@@ -302,7 +302,13 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument(
         "measured", type=Path, metavar="MEASURED.csv", help="measurement rows (tests/data/measured.csv)"
     )
-    calibrate.add_argument("--write", action="store_true", help="store the fitted constants in the package")
+    calibrate_mode = calibrate.add_mutually_exclusive_group()
+    calibrate_mode.add_argument("--write", action="store_true", help="store the fitted constants in the package")
+    calibrate_mode.add_argument(
+        "--check",
+        action="store_true",
+        help="fit nothing: estimate each row with the shipped constants and say whether the stated error band holds",
+    )
 
     capacity = sub.add_parser(
         "capacity", parents=[common], help="which catalog models and formats fit a plan's machine, with speeds"

@@ -277,6 +277,11 @@ def calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
     from rackplanner.core.capacity.calibration_report import calibrate as run
     from rackplanner.core.capacity.calibration_report import check_writable, report, write_constants
 
+    if args.check:
+        from rackplanner.core.capacity.check_measured import check_report
+
+        print(check_report(args.measured, catalog))
+        return 0
     if args.write:
         check_writable(args.measured)
     cal, cv = run(args.measured, catalog)

@@ -68,11 +68,24 @@ class OutputError(Exception):
     """A file could not be written (a folder, a full disk, no permission): the environment, not the input."""
 
 
+def closest_ids(value: str, known: list[str], n: int = 3) -> list[str]:
+    """The known ids nearest ``value``: those sharing the most of its dash-separated words
+    ("apple-m2-max-38c" -> "mac-studio-m2-max-96gb"), else the closest spellings ("rtx4090")."""
+    from difflib import SequenceMatcher, get_close_matches
+
+    wanted = value.strip().lower()
+    words = set(wanted.split("-"))
+    shared = {part: len(words & set(part.split("-"))) for part in known}
+    best = max(shared.values(), default=0)
+    if best >= 2:
+        tied = [part for part in known if shared[part] == best]
+        return sorted(tied, key=lambda part: -SequenceMatcher(None, wanted, part).ratio())[:n]
+    return get_close_matches(wanted, known, n=n, cutoff=0.6)
+
+
 def unknown(what: str, value: str, known: list[str], where: str) -> InputError:
     """``unknown GPU 'rtx4090'; did you mean rtx-4090? ...``: one short line, however long the list of known ones."""
-    from difflib import get_close_matches
-
-    close = get_close_matches(value.strip().lower(), known, n=3, cutoff=0.6)
+    close = closest_ids(value, known)
     shown = repr(value) if len(value) <= 60 else repr(value[:57] + "...")
     hint = f"did you mean {' or '.join(close)}? " if close else ""
     if len(known) <= 12:

@@ -22,8 +22,8 @@ from rackplanner.core.capacity.formats import KV_CACHE_BYTES, get_format
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_unified_system
 from rackplanner.core.capacity.runtime import get_runtime, runtime_of_release, with_ubatch
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.catalog.parts import Cpu, UnifiedSystem
-from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.catalog.parts import Cpu, Gpu, UnifiedSystem
+from rackplanner.core.errors import InputError, closest_ids, describe_validation_error
 
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s")
 
@@ -152,9 +152,12 @@ def hardware_of(point: MeasuredPoint, catalog: Catalog) -> Hardware:
     """The point's hardware: CPU sockets (at the measured memory speed), a unified-memory
     machine, or GPUs."""
     if catalog.get(point.hardware) is None:
+        known = [part.id for kind in (Gpu, Cpu, UnifiedSystem) for part in catalog.of_kind(kind)]
+        close = closest_ids(point.hardware, known)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise InputError(
             f"unknown hardware {point.hardware!r}: no GPU, CPU or unified-memory machine in the catalog has "
-            "this id (add your own with --catalog DIR)"
+            f"this id (add your own with --catalog DIR){hint}"
         )
     cpu = catalog.get_as(point.hardware, Cpu)
     if cpu is not None:

@@ -63,6 +63,12 @@ def report(cal: Calibration, cv: CrossValidation, path: Path) -> str:
         report_table(cal, cv),
         "",
     ]
+    if len(groups) < 2:
+        lines += [
+            "With one source, held out it is estimated from no measurement at all (the defaults), so the",
+            "table above says nothing about the fit; `--check` compares the rows with the shipped constants.",
+            "",
+        ]
     for metric in ("decode", "prefill"):
         band = cv.band(metric)
         if band is not None:

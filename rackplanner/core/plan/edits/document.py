@@ -7,6 +7,7 @@ from rackplanner.core.catalog.parts import (
     Part,
 )
 from rackplanner.core.catalog.prices import PriceQuote
+from rackplanner.core.errors import closest_ids
 from rackplanner.core.plan.edits.base import (
     Change,
     EditRefused,
@@ -57,12 +58,10 @@ def import_price_list(plan: Plan, *, quotes: list[PriceQuote], name: str, catalo
 
 def describe_unknown_parts(unknown: list[str], catalog: Catalog, shown: int = 8) -> str:
     """``ap8886 (did you mean apc-ap8886?), x-1``: the first ``shown`` ids, each with the catalog's nearest id."""
-    from difflib import get_close_matches
-
     known = [part.id for part in catalog]
     named = []
     for part in unknown[:shown]:
-        close = get_close_matches(part.lower(), known, n=1, cutoff=0.6)
+        close = closest_ids(part, known, n=1)
         named.append(f"{part} (did you mean {close[0]}?)" if close else part)
     more = f" and {len(unknown) - shown} more" if len(unknown) > shown else ""
     return ", ".join(named) + more

@@ -1,0 +1,74 @@
+"""Your own measurements against the shipped estimate: ``rackplanner calibrate MINE.csv --check``.
+
+Nothing is fitted: each row is estimated with the constants the package ships, as
+``rackplanner estimate`` would, and compared with what was measured and with the error band
+the estimate states for that hardware ("typically ±12%, 90% within ±30%"). A handful of rows
+cannot be cross-validated (leaving one source out of one source leaves nothing), but they can
+say whether the stated bands hold on your machine.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from rackplanner.core.capacity.calibration import check_points, evaluate, hardware_of, load_points
+from rackplanner.core.capacity.fitted import Calibration, current, error_band
+from rackplanner.core.catalog.loading import Catalog
+
+
+def _metric(metric: str) -> str:
+    return "decode" if metric.startswith("decode") else "prefill"
+
+
+def check_report(path: Path, catalog: Catalog, calibration: Calibration | None = None) -> str:
+    """One line per row (measured, estimated, error, the stated band and whether the row is
+    inside it), then per metric the median error and how many rows the bands held."""
+    cal = calibration or current()
+    points = load_points(path)
+    check_points(points, catalog, path)
+    table = evaluate(points, catalog, calibration=cal)
+    lines = [
+        f"{path}: {len(points)} measurement(s), each estimated with the shipped constants (nothing fitted)",
+        f"{'point':<32} {'metric':<8} {'measured':>10} {'estimate':>10} {'error':>7}  stated band",
+    ]
+    inside: dict[str, list[tuple[float, bool | None, bool | None]]] = {"decode": [], "prefill": []}
+    for row in table.rows:
+        point = row.point
+        metric = _metric(point.metric)
+        band = error_band(cal, hardware_of(point, catalog), metric)
+        if row.estimated is None or row.relative_error is None:
+            lines.append(f"{point.point[:32]:<32} {metric:<8} {point.value:10.1f} {'no fit':>10} {'-':>7}")
+            continue
+        error = row.relative_error
+        typical = None if band is None else abs(error) <= band.median
+        wide = None if band is None else abs(error) <= band.p90
+        inside[metric].append((abs(error), typical, wide))
+        if band is None:
+            stated = "no band (no held-out error for this hardware)"
+        else:
+            verdict = "inside" if typical else ("inside the 90% band" if wide else "OUTSIDE")
+            stated = f"±{band.median:.0%} (90% within ±{band.p90:.0%}): {verdict}"
+        lines.append(
+            f"{point.point[:32]:<32} {metric:<8} {point.value:10.1f} {row.estimated:10.1f} {error:+7.0%}  {stated}"
+        )
+    lines.append("")
+    for metric, found in inside.items():
+        if not found:
+            continue
+        banded = [(t, w) for _, t, w in found if t is not None]
+        summary = f"{metric}: {len(found)} row(s), median |error| {statistics.median(e for e, _, _ in found):.0%}"
+        if banded:
+            typical = sum(1 for t, _ in banded if t)
+            wide = sum(1 for _, w in banded if w)
+            # Were the bands exact, about half the rows would fall within the typical one and
+            # nine in ten within the 90% one.
+            summary += (
+                f"; within the typical band {typical} of {len(banded)} (about half would be), "
+                f"within the 90% band {wide} (about {0.9 * len(banded):.0f} would be)"
+            )
+        lines.append(summary)
+    unestimated = [row.point.point for row in table.rows if row.relative_error is None]
+    if unestimated:
+        lines.append(f"not estimated (does not fit, or no tensor peak in the catalog): {', '.join(unestimated[:8])}")
+    return "\n".join(lines)
