@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from rackplanner.core.capacity.formats import get_format
 from rackplanner.core.capacity.model_shape import format_model_shape, model_shape
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.hf import load_hf_config
@@ -53,6 +54,9 @@ PUBLISHED = [
     # LatentMoE: 512 routed experts of 1024 -> 2688 -> 1024 behind a 4096 <-> 1024 projection.
     ("nemotron-3-super-120b-a12b-fp8", 120, "12", False),  # the model's name: 120B, 12B active
     ("qwen3-coder-480b-a35b-instruct", 480, "35", True),  # Qwen: 480B total, 35B activated
+    # Nemotron 3 Ultra names its 108 blocks in layers_block_type and gives no num_hidden_layers.
+    ("nemotron-3-ultra-550b-a55b", 550, "55", False),  # the model's name: 550B, 55B active
+    ("qwen3.6-35b-a3b-nvfp4", 35, "3", True),  # the model's name: 35B total, 3B active
 ]
 
 
@@ -487,3 +491,25 @@ def test_a_bad_shared_expert_width_is_named_as_the_file_names_it(tmp_path: Path)
     (tmp_path / "config.json").write_text(json.dumps(config))
     with pytest.raises(InputError, match=r"config.json: shared_expert_intermediate_size: Input should be less"):
         load_hf_config(tmp_path / "config.json")
+
+
+def test_a_modelopt_mixed_precision_checkpoint_is_sized_by_module() -> None:
+    # nvidia/Qwen3.6-35B-A3B-NVFP4's quantized_layers: the MLP and experts W4A16_NVFP4, the
+    # attention and linear-attention projections FP8 (quant_algo MIXED_PRECISION).
+    model = load_hf_config(HF / "qwen3.6-35b-a3b-nvfp4" / "config.json")
+    assert model.shipped_format == "nvfp4-fp8-attn"
+    fmt = get_format("nvfp4-fp8-attn")
+    bits = fmt.bits_by_class(model.hidden_size)
+    # NVFP4: 4 bits and an 8-bit scale per 16 (4.5, plus the FP32 tensor scale); FP8: 8 bits.
+    assert bits["ffn_down"] == pytest.approx(4.5, abs=0.01) and bits["attn_q"] == pytest.approx(8.0, abs=0.01)
+    assert bits["token_embd"] == 16.0  # the embeddings stay in BF16 (the file's ignore list)
+
+
+def test_glm_5_2_sparse_attention_layers_cache_every_token() -> None:
+    # GLM-5.2's layer_types names all 78 layers deepseek_sparse_attention: each query reads the
+    # indexer's top-k, but the cache keeps every token: per layer the 512-wide latent, the
+    # 64-wide RoPE key and the indexer's 128-wide key (kv_lora_rank, qk_rope_head_dim,
+    # index_head_dim in the config).
+    model = load_hf_config(HF / "glm-5.2-nvfp4" / "config.json")
+    assert model.shipped_format == "nvfp4"
+    assert llm_shape.kv_cache_values(model, 4096) == 78 * (512 + 64 + 128) * 4096

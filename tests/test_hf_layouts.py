@@ -109,6 +109,33 @@ def test_every_shipped_format_is_a_capacity_format() -> None:
         ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}, "awq-int4-g128"),
         ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_use_double_quant": True}, "nf4-dq"),
         ({"quant_method": "modelopt", "quant_algo": "NVFP4"}, "nvfp4"),
+        # A ModelOpt export that names its producer and algorithm but not the method.
+        ({"quant_algo": "FP8", "producer": {"name": "modelopt", "version": "0.31.0"}}, "fp8"),
+        (
+            {
+                "quant_method": "modelopt",
+                "quant_algo": "MIXED_PRECISION",
+                "quantized_layers": {
+                    "model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"},
+                    "model.layers.0.mlp.experts.0.up_proj": {"quant_algo": "NVFP4", "group_size": 16},
+                    "model.layers.0.mlp.shared_expert.up_proj": {"quant_algo": "MXFP8"},
+                    "model.layers.0.mlp.experts.1.up_proj": {"quant_algo": "W4A16_NVFP4", "group_size": 16},
+                    "lm_head": {"quant_algo": "NVFP4"},
+                },
+            },
+            "nvfp4-fp8-attn",
+        ),
+        (
+            {
+                "quant_method": "modelopt",
+                "quant_algo": "MIXED_PRECISION",
+                "quantized_layers": {
+                    "model.layers.0.mlp.up_proj": {"quant_algo": "FP8"},
+                    "x.q_proj": {"quant_algo": "FP8"},
+                },
+            },
+            "fp8",
+        ),
         (
             {
                 "quant_method": "compressed-tensors",

@@ -59,13 +59,13 @@ def check_report(path: Path, catalog: Catalog, calibration: Calibration | None =
         banded = [(t, w) for _, t, w in found if t is not None]
         summary = f"{metric}: {len(found)} row(s), median |error| {statistics.median(e for e, _, _ in found):.0%}"
         if banded:
-            typical = sum(1 for t, _ in banded if t)
-            wide = sum(1 for _, w in banded if w)
+            in_typical = sum(1 for t, _ in banded if t)
+            in_wide = sum(1 for _, w in banded if w)
             # Were the bands exact, about half the rows would fall within the typical one and
             # nine in ten within the 90% one.
             summary += (
-                f"; within the typical band {typical} of {len(banded)} (about half would be), "
-                f"within the 90% band {wide} (about {0.9 * len(banded):.0f} would be)"
+                f"; within the typical band {in_typical} of {len(banded)} (about half would be), "
+                f"within the 90% band {in_wide} (about {0.9 * len(banded):.0f} would be)"
             )
         lines.append(summary)
     unestimated = [row.point.point for row in table.rows if row.relative_error is None]

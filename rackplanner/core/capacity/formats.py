@@ -23,6 +23,8 @@ from rackplanner.core.capacity.layouts import (
     Q8_0,
     BlockLayout,
     MixTraits,
+    Shares,
+    TensorClass,
     WeightFormat,
     ggml,
     gptq_int,
@@ -33,6 +35,11 @@ from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError, unknown
 
 GGML_COMMON_H = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-common.h"
+
+
+def _nvfp4_mlp(traits: MixTraits) -> dict[TensorClass, Shares]:
+    """The MLP's and experts' tensors in NVFP4 (the rest in the format's base layout)."""
+    return {"ffn_gate_up": ((1.0, NVFP4),), "ffn_down": ((1.0, NVFP4),)}
 
 
 def _other_formats() -> list[WeightFormat]:
@@ -58,6 +65,15 @@ def _other_formats() -> list[WeightFormat]:
             fp16_classes=fp16_ends,
             family="fp4",
             source="NVIDIA Blackwell NVFP4: 16-value micro-blocks with an E4M3 scale and an FP32 tensor scale",
+        ),
+        WeightFormat(
+            "nvfp4-fp8-attn",
+            "NVFP4 MLP and experts, FP8 attention, BF16 embeddings and head (ModelOpt mixed precision)",
+            FP8,
+            fp16_classes=fp16_ends,
+            family="fp4",
+            mix=_nvfp4_mlp,
+            source="NVIDIA ModelOpt MIXED_PRECISION exports (quantized_layers): MLP NVFP4, attention FP8",
         ),
         WeightFormat(
             "mxfp4-bf16",

@@ -132,6 +132,11 @@ def _fill_defaults(
 def _model_data(
     top: ConfigValues, text: ConfigValues, model_type: str, notes: list[str], given_name: str | None
 ) -> dict[str, Any]:
+    block_types = text.data.get("layers_block_type")
+    if "num_hidden_layers" not in text.data and isinstance(block_types, list) and block_types:
+        # transformers' NemotronHConfig counts the layers from layers_block_type when it is given.
+        text.put("num_hidden_layers", len(block_types))
+        notes.append(f"{text.key('num_hidden_layers')} {len(block_types)} (the length of layers_block_type)")
     missing = [text.key(key) for key in _REQUIRED if key not in text.data]
     if missing:
         raise InputError(f"{top.path}: config.json lacks {', '.join(missing)}")

@@ -21,6 +21,7 @@ SHIPPED_FORMATS = frozenset(
         "fp8",
         "fp8-block",
         "nvfp4",
+        "nvfp4-fp8-attn",
         "int8",
         "nf4",
         "nf4-dq",
@@ -36,6 +37,9 @@ SHIPPED_FORMATS = frozenset(
 def shipped_format(quant: ConfigValues) -> str:
     """The capacity format id of a ``quantization_config``; InputError when unknown."""
     method = (quant.string("quant_method") or "").lower()
+    producer = quant.data.get("producer")
+    if not method and (quant.has("quant_algo") or (isinstance(producer, dict) and producer.get("name") == "modelopt")):
+        method = "modelopt"  # ModelOpt exports name quant_algo and their producer, not always the method
     if method == "mxfp4":
         return "mxfp4-bf16"  # gpt-oss: MXFP4 experts, everything else in BF16
     if method == "fp8":
@@ -55,13 +59,54 @@ def shipped_format(quant: ConfigValues) -> str:
         algo = given.upper()
         if algo in ("FP8", "NVFP4"):
             return algo.lower()
-        raise quant.error("quant_algo", f"{show_value(algo, 30)} is not a format known here (FP8 or NVFP4)")
+        if algo == "MIXED_PRECISION":
+            return _modelopt_mixed(quant)
+        raise quant.error(
+            "quant_algo", f"{show_value(algo, 30)} is not a format known here (FP8, NVFP4 or MIXED_PRECISION)"
+        )
     if method == "compressed-tensors":
         return _compressed_tensors(quant)
     known = "mxfp4, fp8, gptq, awq, bitsandbytes, modelopt, compressed-tensors"
     if not method:
         raise quant.error("quant_method", f"is missing, so how the weights are stored is not known (one of {known})")
     raise quant.error("quant_method", f"{show_value(method, 30)} is not a format known here ({known})")
+
+
+# ModelOpt's per-module algorithms, by the bytes a weight takes (W4A16_NVFP4 stores NVFP4
+# weights and leaves the activations in 16 bits; MXFP8 is FP8 with a scale per 32).
+_MODELOPT_WEIGHTS = {"NVFP4": "nvfp4", "W4A16_NVFP4": "nvfp4", "NVFP4_AWQ": "nvfp4", "FP8": "fp8", "MXFP8": "fp8"}
+# Module names of a decoder's MLP and experts (transformers' and Mixtral/MiniMax's w1-w3).
+_MLP_NAMES = ("mlp", "experts", "gate_proj", "up_proj", "down_proj", "gate_up_proj", ".w1", ".w2", ".w3", "fc1", "fc2")
+
+
+def _modelopt_mixed(quant: ConfigValues) -> str:
+    """A ModelOpt MIXED_PRECISION export: the format per module in ``quantized_layers``.
+    NVIDIA's checkpoints put the MLP and experts in NVFP4 and attention in FP8."""
+    layers = quant.data.get("quantized_layers")
+    if not isinstance(layers, dict) or not layers:
+        raise quant.error("quantized_layers", "must map each quantized module to its quant_algo (MIXED_PRECISION)")
+    mlp: list[str] = []
+    rest: list[str] = []
+    for name, spec in layers.items():
+        algo = str(spec.get("quant_algo", "")).upper() if isinstance(spec, dict) else ""
+        weights = _MODELOPT_WEIGHTS.get(algo)
+        if weights is None:
+            raise quant.error(
+                "quantized_layers", f"{show_value(name, 60)}: quant_algo {show_value(algo, 20)} is not known here"
+            )
+        if name.endswith(("lm_head", "embed_tokens")):
+            continue
+        (mlp if any(part in name for part in _MLP_NAMES) else rest).append(weights)
+    # The MLP's format is that of most of its modules (a few shared experts may differ).
+    mlp_format = max(set(mlp), key=mlp.count) if mlp else None
+    rest_format = max(set(rest), key=rest.count) if rest else mlp_format
+    if mlp_format == rest_format and mlp_format is not None:
+        return mlp_format
+    if (mlp_format, rest_format) == ("nvfp4", "fp8"):
+        return "nvfp4-fp8-attn"
+    raise quant.error(
+        "quantized_layers", f"{mlp_format} MLP with {rest_format} attention is a mix not known here; give --format"
+    )
 
 
 def _grouped(quant: ConfigValues, method: str, bits: int | None, group: object) -> str:

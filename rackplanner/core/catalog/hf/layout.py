@@ -202,6 +202,9 @@ def attention_layout(cfg: ConfigValues, model_type: str, layers: int, hidden: in
 def _from_layer_types(cfg: ConfigValues, types: list[str], layers: int, layout: Layout) -> None:
     if len(types) != layers:
         raise cfg.error("layer_types", f"lists {len(types)} layers, but num_hidden_layers is {layers}")
+    # DeepSeek sparse attention (GLM-5.2's layer_types) has each query attend to the indexer's
+    # top-k cached tokens, but every token stays in the cache: for the KV cache it is full.
+    types = ["full_attention" if kind == "deepseek_sparse_attention" else kind for kind in types]
     unknown = sorted(set(types) - {"full_attention", "sliding_attention", "chunked_attention", "linear_attention"})
     if unknown:
         raise cfg.error("layer_types", f"has layer kinds not known here: {', '.join(unknown)}")
@@ -305,7 +308,7 @@ def _nemotron_h(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
     """Nemotron-H: one block kind per character of hybrid_override_pattern, M a Mamba-2
     mixer, * attention, - an MLP, E a mixture-of-experts MLP (Nemotron 3). Counted as
     (mixers) layers, MLPs in as many of them, the dense ones first."""
-    pattern = cfg.string("hybrid_override_pattern") or ""
+    pattern = cfg.string("hybrid_override_pattern") or _block_type_pattern(cfg)
     if len(pattern) != layers or set(pattern) - set("M*-E"):
         raise cfg.error("hybrid_override_pattern", f"must have one of M, *, - or E per layer ({layers} layers)")
     mamba, dense, moe = pattern.count("M"), pattern.count("-"), pattern.count("E")
@@ -317,6 +320,19 @@ def _nemotron_h(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
     kinds = f"{dense} MLP" + (f", {moe} mixture-of-experts" if moe else "")
     layout.notes = [f"{layers} blocks: {mamba} Mamba-2, {pattern.count('*')} attention, {kinds}"]
     return layout
+
+
+# Nemotron 3's later configs name each block in layers_block_type instead of a pattern string.
+_BLOCK_TYPE_LETTERS = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
+
+
+def _block_type_pattern(cfg: ConfigValues) -> str:
+    """hybrid_override_pattern's letters for a ``layers_block_type`` list (Nemotron 3 Ultra)."""
+    kinds = cfg.str_list("layers_block_type") or []
+    unknown = sorted({kind for kind in kinds if kind not in _BLOCK_TYPE_LETTERS})
+    if unknown:
+        raise cfg.error("layers_block_type", f"has block kinds not known here: {', '.join(unknown[:4])}")
+    return "".join(_BLOCK_TYPE_LETTERS[kind] for kind in kinds)
 
 
 def _mamba2_layout(cfg: ConfigValues, hidden: int, keys: tuple[str, ...], mamba_layers: int) -> Layout:
