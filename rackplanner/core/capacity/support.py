@@ -18,7 +18,7 @@ from rackplanner.core.capacity.runtime import Runtime
 _MIN_CC = (
     (lambda f: f.family == "fp8", 7.5, "FP8 weights"),
     (lambda f: f.id.startswith("awq-"), 7.5, "AWQ weights"),
-    (lambda f: f.id == "nvfp4", 10.0, "NVFP4 weights"),
+    (lambda f: f.id.startswith("nvfp4"), 10.0, "NVFP4 weights"),
 )
 
 
