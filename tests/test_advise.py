@@ -109,6 +109,19 @@ def test_an_impossible_goal_says_why(catalog: Catalog) -> None:
     assert advice.rejected.get("model does not fit", 0) > 0
 
 
+@pytest.mark.parametrize(("fmt", "runtime"), [("nvfp4", "vllm"), ("fp8", "vllm"), ("mlx-4bit", "mlx")])
+def test_one_user_of_a_checkpoint_llama_cpp_does_not_load_gets_a_runtime_that_does(
+    catalog: Catalog, fmt: str, runtime: str
+) -> None:
+    # llama.cpp loads GGUF files and plain floats only (support.format_refusal): one user of an
+    # NVFP4, FP8 or MLX checkpoint was sent to it, and every build came back "does not fit".
+    goal = Goal(model=get_model(catalog, "qwen3-30b-a3b"), format=fmt, tokens_per_s=20)
+    advice = advise(catalog, goal)
+    assert advice.builds, advice.rejected
+    assert {build.runtime for build in advice.builds} == {runtime}
+    assert not any(reason.startswith("llama.cpp") for reason in advice.rejected)
+
+
 def test_advise_cli_text_json_and_bad_input() -> None:
     args = ["advise", "--model", "llama-3.1-8b", "--format", "q4_k_m", "--tok-s", "60", "--budget", "4000"]
     result = run(*args, "--circuit", "120V/15A")

@@ -22,8 +22,9 @@ from rackplanner.core.capacity.cost import Ownership, ownership
 from rackplanner.core.capacity.estimate import LAYER_SPLIT_NOTE, Estimate, estimate
 from rackplanner.core.capacity.formats import get_format, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware, from_machine, from_unified_system
+from rackplanner.core.capacity.layouts import WeightFormat
 from rackplanner.core.capacity.runtime import get_runtime
-from rackplanner.core.capacity.support import support_unknown, unsupported
+from rackplanner.core.capacity.support import format_refusal, support_unknown, unsupported
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu, Server, UnifiedSystem
 from rackplanner.core.errors import InputError
@@ -67,11 +68,18 @@ class Advice(BaseModel):
     notes: list[str] = []
 
 
-def _runtime(goal: Goal, hw: Hardware) -> str:
+def _runtime(goal: Goal, hw: Hardware, fmt: WeightFormat) -> str:
     if goal.runtime is not None:
         return goal.runtime
-    # Many users: a batching server with tensor parallelism; one user: llama.cpp.
-    return "vllm" if goal.users is not None and hw.kind == "gpu" else "llama.cpp"
+    # Many users: a batching server with tensor parallelism; one user: llama.cpp, unless the
+    # format is a checkpoint llama.cpp does not load (FP8, NVFP4, AWQ: a server's; MLX's own).
+    if goal.users is not None and hw.kind == "gpu":
+        return "vllm"
+    if format_refusal(get_runtime("llama.cpp"), fmt) is None:
+        return "llama.cpp"
+    if fmt.family == "mlx" or (hw.kind == "soc" and hw.vendor == "apple"):
+        return "mlx"
+    return "vllm"
 
 
 class _Judge:
@@ -152,9 +160,12 @@ class _Judge:
             self.reject("over the wall circuit")
             return None
         hw = from_machine(machine, catalog)
-        runtime = _runtime(goal, hw)
+        runtime = _runtime(goal, hw, self.fmt)
         if not get_runtime(runtime).runs_on(hw.kind, hw.vendor):
             self.reject(f"{runtime} does not run on these machines")
+            return None
+        if format_refusal(get_runtime(runtime), self.fmt) is not None:
+            self.reject(f"{runtime} does not load {goal.format}")
             return None
         if unsupported(get_runtime(runtime), self.fmt, hw) is not None:
             self.reject(f"{runtime} cannot run {goal.format} on these GPUs")
@@ -259,9 +270,12 @@ class _Judge:
             self.reject("over the wall circuit")
             return None
         hw = from_unified_system(self.catalog, system.id)
-        runtime = goal.runtime or "llama.cpp"
+        runtime = _runtime(goal, hw, self.fmt)
         if not get_runtime(runtime).runs_on(hw.kind, hw.vendor):
             self.reject(f"{runtime} does not run on these machines")
+            return None
+        if format_refusal(get_runtime(runtime), self.fmt) is not None:
+            self.reject(f"{runtime} does not load {goal.format}")
             return None
         est = self.estimate(hw, runtime)
         if est is None or not est.fits or est.decode_tokens_per_s is None:
@@ -272,6 +286,7 @@ class _Judge:
             None, est, [], label=system.model, platform=f"system {system.id}", gpu=None, count=0,
             price=quote.price_usd * copies, wall_w=None if wall is None else wall * copies, copies=copies,
             served=served, runtime=runtime, system=system.id, idle_w=system.idle_power_w,
+            support_note=support_unknown(get_runtime(runtime), self.fmt, hw),
         )  # fmt: skip
         if wall is None:
             build.risk = "maximum power unknown, so the circuit is not checked"
