@@ -309,16 +309,18 @@ def test_findings_said_once_for_identical_servers(qapp: object, catalog: Catalog
     assert "(4 cards) run at PCIe 3.0 x16 (15.76 GB/s per direction) instead of their 4.0 x16" in a100[0].message
     summary = [f for f in facts.findings_summary if f.code == "link-width" and "A100" in f.message]
     assert len(summary) == 1 and summary[0].where_text == "GPU 1, GPU 2, GPU 3 and GPU 4"
-    # Four distinct machine findings (spacing unknown, GPUDirect RDMA, A100 and NIC link widths)
-    # and the two switches without a power figure, and the management switch's airflow (sold both
-    # ways, catalog/switch.yaml) not checked.
-    assert facts.findings_count == 7 and len(facts.machine_findings) == 16
+    # Three distinct machine findings per server (GPUDirect RDMA, A100 and NIC link widths; the
+    # GPU bays are two slots wide and so are the A100s, catalog/board.yaml, so no spacing
+    # finding), the two switches without a power figure, and the management switch's airflow
+    # (sold both ways, catalog/switch.yaml) not checked.
+    assert facts.findings_count == 6 and len(facts.machine_findings) == 12
     path = tmp_path / "colo.pdf"
     result = export(plan, catalog, path)
     findings_text = flat(page_text(path, result.sections[titles.FINDINGS]))
     assert findings_text.count("A100 80GB PCIe in GPU slot 1") == 1
-    # The Where cell wraps inside its column ("GPU 1, GPU 2, GPU" / "3 and GPU 4").
-    assert findings_text.count("3 and GPU 4") == 4 and "GPU 1, GPU 2, GPU" in findings_text
+    # The Where cell wraps inside its column ("GPU 1, GPU 2, GPU" / "3 and GPU 4"), once for
+    # each of the three machine findings.
+    assert findings_text.count("3 and GPU 4") == 3 and "GPU 1, GPU 2, GPU" in findings_text
 
 
 @needs_pdftotext
