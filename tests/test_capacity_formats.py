@@ -77,6 +77,11 @@ def test_use_more_bits_picks_half_the_layers_plus_the_ends() -> None:
         ("deepseek-v3", "q4_k_s", 355.33),  # deepseek2 671B Q4_K_S 355.33 GiB (ik_llama.cpp PR 180)
         ("deepseek-v3", "q5_k_m", 442.74),  # DeepSeek-V3 Q5_K_M 442.74 GiB (llm-tracker)
         ("llama-3.1-405b", "iq2_xxs", 99.90),  # shisa-v2-llama3.1-405b IQ2_XXS 99.90 GiB (llm-tracker)
+        # Every layer routes to experts and the catalog gives no dense MLP width: the tensors are
+        # split by class from the expert width, so Q4_K_M's Q6_K half of ffn_down counts.
+        ("qwen3-30b-a3b", "q4_k_m", 17.28),  # Qwen3-30B-A3B Q4_K_M 17.28 GiB (llm-tracker RTX PRO 6000)
+        ("qwen3-30b-a3b", "q4_0", 16.11),  # qwen3moe 30B.A3B Q4_0 16.11 GiB (llama.cpp issue 17936)
+        ("qwen3-30b-a3b", "q8_0", 30.25),  # Qwen3-Coder-30B-A3B Q8_0 30.25 GiB (berney/genai-mei)
     ],
 )
 def test_gguf_file_sizes_match_what_llama_bench_reports(catalog: Catalog, model: str, fmt: str, gib: float) -> None:

@@ -120,7 +120,10 @@ def _tensor_groups(model: LlmModel, *, active: bool) -> TensorGroups:
         token_embd, output = 0.0, embd
     else:
         token_embd, output = embd, (0.0 if model.tie_word_embeddings else embd)
-    if model.intermediate_size is None:
+    # The dense MLP's width is needed only where there is a dense MLP: a model whose every
+    # layer routes to experts (Qwen3-30B-A3B) is split by class without it.
+    all_moe = model.moe_experts is not None and model.moe_intermediate_size is not None and not model.moe_dense_layers
+    if model.intermediate_size is None and not all_moe:
         return TensorGroups(token_embd, output, 0.0, 0.0, 0.0, body)
     standard_attention = model.kv_lora_rank is None
     attn_q = attn_k = attn_v = attn_output = 0.0
@@ -146,7 +149,7 @@ def _tensor_groups(model: LlmModel, *, active: bool) -> TensorGroups:
         moe_layers = llm_shape.moe_layer_count(model)
         routed = float(moe_layers * experts * width * (model.moe_latent_size or h))
         shared = float(moe_layers * (model.moe_shared_experts or 0) * shared_width * h)
-        ffn_down = float(dense * model.intermediate_size * h) + routed + shared
+        ffn_down = float(dense * (model.intermediate_size or 0) * h) + routed + shared
     gate_up = ffn_down * (2 if model.mlp_gated else 1)
     other = max(body - attn_q - attn_k - attn_v - attn_output - ffn_down - gate_up, 0.0)
     return TensorGroups(
