@@ -41,8 +41,10 @@ def test_held_out_cpu_moe_decode_follows_the_cost(
     with_cost = evaluate(held_out, calibration_catalog, calibration=fit(rest, calibration_catalog)).rows[0]
     # 63.10 tokens/s measured; held out, estimated within 25% (about 15% under, 2026-11).
     assert with_cost.relative_error is not None and abs(with_cost.relative_error) < 0.25
-    # With one MoE cost shared by every device kind (the fit before), the held-out estimate
-    # was twice the measured speed: the GPUs' MoE points pin that cost near zero.
+    # With one MoE cost shared by every device kind (the fit before), the held-out estimate is
+    # about 1.6 times the measured speed (twice, before the experts' tensors were split by
+    # class): the GPUs' MoE points pin that cost near zero.
     monkeypatch.setattr(fit_module, "_moe_column", lambda row: f"moe|{row.runtime}")
     shared = evaluate(held_out, calibration_catalog, calibration=fit(rest, calibration_catalog)).rows[0]
-    assert shared.relative_error is not None and shared.relative_error > 0.8
+    assert shared.relative_error is not None and shared.relative_error > 0.5
+    assert shared.relative_error > 2 * abs(with_cost.relative_error)

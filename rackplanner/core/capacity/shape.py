@@ -144,7 +144,7 @@ def _tensor_groups(model: LlmModel, *, active: bool) -> TensorGroups:
     else:
         dense = model.moe_dense_layers or 0
         experts = (model.moe_active_experts or 0) if active else model.moe_experts
-        width = model.moe_intermediate_size or model.intermediate_size
+        width = model.moe_intermediate_size or model.intermediate_size or 0
         shared_width = model.moe_shared_intermediate_size or width
         moe_layers = llm_shape.moe_layer_count(model)
         routed = float(moe_layers * experts * width * (model.moe_latent_size or h))
