@@ -247,6 +247,22 @@ def test_every_layer_in_ram_of_unknown_size_is_said_not_checked() -> None:
     assert any("its limits are not checked" in note for note in data["notes"])
 
 
+def test_offloaded_layers_without_a_machine_say_why_there_is_no_speed() -> None:
+    # 2 x RTX 3090 with 60 of Llama 3.1 70B's 80 layers in VRAM fits (25% in system RAM), but
+    # without --plan the RAM's bandwidth is unknown: the speed line said "does not fit".
+    result = run("estimate", "--gpu", "rtx-3090", "--count", "2", "--model", "llama-3.1-70b", "--format", "q4_k_s",
+                 "--gpu-layers", "60")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "Fit: fits" in result.stdout and "does not fit" not in result.stdout
+    assert "no speed (the bandwidth of the system RAM holding layers is unknown; give the machine with --plan)" in (
+        result.stdout
+    )
+    # With the home rig's plan (a Ryzen 9 7950X on DDR5) it has one.
+    planned = run("estimate", "--plan", str(EXAMPLES / "home-rig-2x3090.json"), "--model", "llama-3.1-70b",
+                  "--format", "q4_k_s", "--gpu-layers", "60")  # fmt: skip
+    assert "decode, batch 1:" in planned.stdout
+
+
 def test_the_longest_context_does_not_hang_on_the_batch() -> None:
     # "max context at batch 1" came out at 117,777 with --batch 4096 and 131,072 with
     # --batch 1: the batch's scratch was taken from one sequence's room.

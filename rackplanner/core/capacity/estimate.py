@@ -190,7 +190,9 @@ def estimate(
         calibration,
     )
     if speeds is None and fit.fits and fit.offload_fraction:
-        notes.append("no speed: the bandwidth of the system RAM holding layers is unknown (use --plan)")
+        notes.append(
+            "no speed: the bandwidth of the system RAM holding layers is unknown; give the machine with --plan"
+        )
     elif speeds is None:
         notes.append("no speed: the catalog lacks this hardware's bandwidth or it does not fit")
     tp_degree = speeds[0].tp if speeds else 1

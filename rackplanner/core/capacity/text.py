@@ -177,7 +177,9 @@ def format_estimate(est: Estimate) -> str:
         lines.append(f"  CPU offload: {est.offload_fraction:.0%} of the weights in system RAM")
     lines += ["", "Speed:"]
     if est.decode_tokens_per_s is None:
-        lines.append("  no speed (does not fit)")
+        # A model that fits can still lack a speed (the RAM holding offloaded layers unknown).
+        reason = next((n.removeprefix("no speed: ") for n in est.notes if n.startswith("no speed: ")), None)
+        lines.append(f"  no speed ({reason})" if est.fits and reason else "  no speed (does not fit)")
     else:
         prefill = (
             f"  prefill: {_rate(est.prefill_tokens_per_s)}{_band(est.prefill_error)}; time to first token for "
