@@ -155,3 +155,9 @@ def test_a_broken_measurement_file_gets_one_line_naming_file_and_field(tmp_path:
     assert "Traceback" not in result.stderr
     result = run_cli("calibrate", str(tmp_path / "missing.csv"))
     assert result.returncode == 2 and "missing.csv" in result.stderr
+    # A file far beyond any measurement set is refused by its size, not read whole.
+    huge = tmp_path / "huge.csv"
+    with huge.open("wb") as handle:
+        handle.truncate(30_000_000)
+    result = run_cli("calibrate", str(huge), "--check")
+    assert result.returncode == 2 and "is more than a measurements file may be (20.0 MB)" in result.stderr

@@ -9,6 +9,7 @@ of the measured system where it differs from the CPU's rating, and the source.
 from __future__ import annotations
 
 import csv
+import io
 import re
 import statistics
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from rackplanner.core import files
 from rackplanner.core.capacity.estimate import estimate, get_model
 from rackplanner.core.capacity.fitted import Calibration, current
 from rackplanner.core.capacity.formats import KV_CACHE_BYTES, get_format
@@ -105,13 +107,16 @@ class ErrorTable(BaseModel):
         return max((r for r in self.rows if r.relative_error is not None), key=lambda r: abs(r.relative_error or 0))
 
 
+MAX_MEASURED_BYTES = 20_000_000
+
+
 def load_points(path: Path) -> list[MeasuredPoint]:
     """The measured points of a CSV; InputError names the line of a bad row."""
+    # A measurement file is a few thousand rows; a huge one is refused before it is read whole.
+    text = files.read_text(path, what="measurements", max_bytes=MAX_MEASURED_BYTES)
     try:
-        # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark.
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            rows = list(csv.DictReader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
         raise InputError(f"{path}: cannot read the measurements ({exc})") from None
     if not rows:
         raise InputError(f"{path}: no measurement rows under the header")
