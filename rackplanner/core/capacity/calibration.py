@@ -76,6 +76,11 @@ class MeasuredPoint(BaseModel):
         return self
 
     @property
+    def metric_kind(self) -> Literal["decode", "prefill"]:
+        """decode or prefill: which of the estimate's speeds the row measures."""
+        return "decode" if self.metric.startswith("decode") else "prefill"
+
+    @property
     def group(self) -> str:
         return self.source_group or self.source
 
@@ -203,7 +208,7 @@ def format_table(table: ErrorTable) -> str:
     """One line per point (measured, estimate, relative error) and the median and worst."""
     lines = [f"{'point':<30} {'metric':<8} {'measured':>10} {'estimate':>10} {'error':>8}"]
     for row in table.rows:
-        metric = "decode" if row.point.metric.startswith("decode") else "prefill"
+        metric = row.point.metric_kind
         est = f"{row.estimated:10.1f}" if row.estimated is not None else f"{'no fit':>10}"
         err = f"{row.relative_error:+8.0%}" if row.relative_error is not None else f"{'-':>8}"
         lines.append(f"{row.point.point:<30} {metric:<8} {row.point.value:10.1f} {est} {err}")

@@ -13,12 +13,8 @@ import statistics
 from pathlib import Path
 
 from rackplanner.core.capacity.calibration import check_points, evaluate, hardware_of, load_points
-from rackplanner.core.capacity.fitted import Calibration, current, error_band
+from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band
 from rackplanner.core.catalog.loading import Catalog
-
-
-def _metric(metric: str) -> str:
-    return "decode" if metric.startswith("decode") else "prefill"
 
 
 def check_report(path: Path, catalog: Catalog, calibration: Calibration | None = None) -> str:
@@ -32,35 +28,34 @@ def check_report(path: Path, catalog: Catalog, calibration: Calibration | None =
         f"{path}: {len(points)} measurement(s), each estimated with the shipped constants (nothing fitted)",
         f"{'point':<32} {'metric':<8} {'measured':>10} {'estimate':>10} {'error':>7}  stated band",
     ]
-    inside: dict[str, list[tuple[float, bool | None, bool | None]]] = {"decode": [], "prefill": []}
+    errors: dict[str, list[tuple[float, ErrorBand | None]]] = {"decode": [], "prefill": []}
     for row in table.rows:
         point = row.point
-        metric = _metric(point.metric)
+        metric = point.metric_kind
         band = error_band(cal, hardware_of(point, catalog), metric)
         if row.estimated is None or row.relative_error is None:
             lines.append(f"{point.point[:32]:<32} {metric:<8} {point.value:10.1f} {'no fit':>10} {'-':>7}")
             continue
         error = row.relative_error
-        typical = None if band is None else abs(error) <= band.median
-        wide = None if band is None else abs(error) <= band.p90
-        inside[metric].append((abs(error), typical, wide))
+        errors[metric].append((abs(error), band))
         if band is None:
             stated = "no band (no held-out error for this hardware)"
         else:
-            verdict = "inside" if typical else ("inside the 90% band" if wide else "OUTSIDE")
+            inside = "inside" if abs(error) <= band.median else "inside the 90% band"
+            verdict = inside if abs(error) <= band.p90 else "OUTSIDE"
             stated = f"±{band.median:.0%} (90% within ±{band.p90:.0%}): {verdict}"
         lines.append(
             f"{point.point[:32]:<32} {metric:<8} {point.value:10.1f} {row.estimated:10.1f} {error:+7.0%}  {stated}"
         )
     lines.append("")
-    for metric, found in inside.items():
+    for kind, found in errors.items():
         if not found:
             continue
-        banded = [(t, w) for _, t, w in found if t is not None]
-        summary = f"{metric}: {len(found)} row(s), median |error| {statistics.median(e for e, _, _ in found):.0%}"
+        summary = f"{kind}: {len(found)} row(s), median |error| {statistics.median(e for e, _ in found):.0%}"
+        banded = [(e, band) for e, band in found if band is not None]
         if banded:
-            in_typical = sum(1 for t, _ in banded if t)
-            in_wide = sum(1 for _, w in banded if w)
+            in_typical = sum(1 for e, band in banded if e <= band.median)
+            in_wide = sum(1 for e, band in banded if e <= band.p90)
             # Were the bands exact, about half the rows would fall within the typical one and
             # nine in ten within the 90% one.
             summary += (

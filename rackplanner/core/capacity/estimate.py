@@ -93,6 +93,8 @@ class Estimate(BaseModel):
     decode_error: ErrorBand | None = None
     prefill_error: ErrorBand | None = None
     calibration_classes: str = ""
+    # Why there is no speed when there is none (the fit, or a figure the estimate lacks).
+    no_speed_reason: str | None = None
     assumptions: list[str] = []
     notes: list[str] = []
 
@@ -189,12 +191,13 @@ def estimate(
         target_tokens_per_s,
         calibration,
     )
+    no_speed_reason = None
     if speeds is None and fit.fits and fit.offload_fraction:
-        notes.append(
-            "no speed: the bandwidth of the system RAM holding layers is unknown; give the machine with --plan"
-        )
+        no_speed_reason = "the bandwidth of the system RAM holding layers is unknown; give the machine with --plan"
     elif speeds is None:
-        notes.append("no speed: the catalog lacks this hardware's bandwidth or it does not fit")
+        no_speed_reason = "the catalog lacks this hardware's bandwidth or it does not fit"
+    if no_speed_reason is not None:
+        notes.append(f"no speed: {no_speed_reason}")
     tp_degree = speeds[0].tp if speeds else 1
     if rt.split == "tensor" and hw.devices > 1 and tp_degree < hw.devices:
         notes.append(f"tensor parallelism over {tp_degree} of {hw.devices} GPUs (the KV heads must divide evenly)")
@@ -254,6 +257,7 @@ def estimate(
         prefill_error=error_band(cal, hw, "prefill"),
         calibration_classes=classes,
         assumptions=list(hw.assumptions),
+        no_speed_reason=no_speed_reason,
         notes=notes,
     )
 

@@ -178,8 +178,8 @@ def format_estimate(est: Estimate) -> str:
     lines += ["", "Speed:"]
     if est.decode_tokens_per_s is None:
         # A model that fits can still lack a speed (the RAM holding offloaded layers unknown).
-        reason = next((n.removeprefix("no speed: ") for n in est.notes if n.startswith("no speed: ")), None)
-        lines.append(f"  no speed ({reason})" if est.fits and reason else "  no speed (does not fit)")
+        reason = est.no_speed_reason if est.fits and est.no_speed_reason else "does not fit"
+        lines.append(f"  no speed ({reason})")
     else:
         prefill = (
             f"  prefill: {_rate(est.prefill_tokens_per_s)}{_band(est.prefill_error)}; time to first token for "

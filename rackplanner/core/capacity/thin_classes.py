@@ -28,7 +28,7 @@ def thin_classes(cal: Calibration, points: list[MeasuredPoint], catalog: Catalog
         if row.estimated is None or row.estimated <= 0:
             continue
         hw = hardware_of(point, catalog)
-        metric = "decode" if point.metric.startswith("decode") else "prefill"
+        metric = point.metric_kind
         if metric == "decode":
             own, table = decode_keys(hw, point.runtime)[0], cal.decode_bw_efficiency
         else:
