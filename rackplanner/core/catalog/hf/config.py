@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rackplanner.core.catalog import llm_shape
-from rackplanner.core.catalog.hf import dialects, extras, towers
+from rackplanner.core.catalog.hf import dialects, extras, legacy, towers
 from rackplanner.core.catalog.hf.layout import (
     NESTED_TEXT_DEFAULTS,
     TEXT_DEFAULTS,
@@ -70,7 +70,7 @@ _CONFIG_KEYS = {
 _SPARSE_ATTENTION_TYPES = frozenset({"deepseek_v32", "glm_moe_dsa"})
 
 # Model types whose MLP is one up and one down projection (no gate).
-_UNGATED_TYPES = frozenset({"nemotron_h", "starcoder2", "phi", "gpt2", "gpt_neox", "opt", "falcon"})
+_UNGATED_TYPES = frozenset({"nemotron_h", "starcoder2", "phi", "gpt2", "gpt_neox", "opt", "falcon", *legacy.UNGATED})
 
 # A config.json is a few kB; multimodal ones with their processor settings stay under a megabyte.
 MAX_CONFIG_BYTES = 4_000_000
@@ -87,6 +87,7 @@ def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None 
     top = ConfigValues(raw, path)
     text = top.obj("text_config") or top
     model_type = text.string("model_type") or top.string("model_type") or "unknown"
+    model_type = legacy.TYPE_ALIASES.get(model_type, model_type)
     notes = _fill_defaults(text, model_type) + dialects.normalize(text, model_type)
     if text is not top:
         notes += _fill_defaults(text, model_type, NESTED_TEXT_DEFAULTS)

@@ -6,15 +6,16 @@ MoE configs give the experts per token, the expert width and the shared experts 
 value per layer (``moe_topk``, ``moe_intermediate_size``, ``num_shared_expert``). ERNIE 4.5's
 MoE configs say ``moe_num_experts``, ``moe_k`` and which layers are MoE by a start, an end
 and an interval (transformers' Ernie4_5_MoeConfig). Granite 4.0 names its shared MLP's width
-``shared_intermediate_size``. Each key read under another name is said in the notes; a key
-the file already has is kept.
+``shared_intermediate_size``. Snowflake Arctic runs a dense residual MLP beside its experts.
+Configs of the first open models (Falcon, MPT, BLOOM, ChatGLM) are read by ``legacy``.
+Each key read under another name is said in the notes; a key the file already has is kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from rackplanner.core.catalog.hf import nas
+from rackplanner.core.catalog.hf import legacy, nas
 from rackplanner.core.catalog.hf.values import ConfigValues
 from rackplanner.core.errors import show_value
 
@@ -69,6 +70,7 @@ _UNMODELLED = {
 def normalize(values: ConfigValues, model_type: str) -> list[str]:
     """Rewrite ``values`` to the usual keys for the model types above; the notes say what was
     read. InputError for a layout that is not modelled."""
+    legacy.refuse_unmodelled(values, model_type)
     unmodelled = dict(_UNMODELLED)
     if model_type in nas.MODEL_TYPES:
         unmodelled.pop("block_configs")
@@ -156,6 +158,26 @@ def _granite(values: ConfigValues) -> list[str]:
     return [f"{values.key('shared_intermediate_size')} {shared} as the MLP (no experts)"]
 
 
+def _arctic(values: ConfigValues) -> list[str]:
+    """Snowflake Arctic (ArcticDecoderLayer): every moe_layer_frequency-th layer routes to
+    experts intermediate_size wide, and with parallel_attn_mlp_res runs a dense residual MLP
+    hidden_size wide beside them (ArcticMLP with is_residual_mlp), always active: counted as
+    one shared expert."""
+    notes = []
+    if values.has("num_local_experts") and not values.has("moe_intermediate_size"):
+        values.put("moe_intermediate_size", values.integer("intermediate_size"))
+    step = values.opt_int("moe_layer_frequency") or 1
+    if step > 1 and not values.has("moe_layers"):
+        layers = values.integer("num_hidden_layers")
+        values.put("moe_layers", [i for i in range(layers) if (i + 1) % step == 0])
+        notes.append(f"experts on one layer in {step} ({values.key('moe_layer_frequency')})")
+    if values.flag("parallel_attn_mlp_res") and not values.has("shared_expert_intermediate_size"):
+        hidden = values.integer("hidden_size")
+        values.put("shared_expert_intermediate_size", hidden)
+        notes.append(f"the dense residual MLP beside the experts ({hidden:,} wide) counted as a shared expert")
+    return notes
+
+
 def _gemma4(values: ConfigValues) -> list[str]:
     """Gemma 4's MoE layers (Gemma4TextDecoderLayer with enable_moe_block) run the dense MLP
     (intermediate_size) beside the routed experts, so it is counted as one shared expert;
@@ -203,6 +225,8 @@ def _mimo_v2(values: ConfigValues) -> list[str]:
 
 _DIALECTS: dict[str, Callable[[ConfigValues], list[str]]] = {
     "dbrx": _dbrx,
+    "arctic": _arctic,
+    **legacy.DIALECTS,
     "granitemoehybrid": _granite,
     **dict.fromkeys(_HUNYUAN_TYPES, _hunyuan),
     **dict.fromkeys(_ERNIE_TYPES, _ernie),

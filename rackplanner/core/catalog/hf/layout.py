@@ -84,6 +84,7 @@ _CHECKED_TYPES = frozenset(
     {
         "deepseek_v32",
         "exaone4",
+        "gpt_neox",
         "exaone4_5_text",
         "glm4_moe",
         "glm4_moe_lite",
