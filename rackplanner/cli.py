@@ -309,6 +309,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="fit nothing: estimate each row with the shipped constants and say whether the stated error band holds",
     )
+    bench = calibrate.add_argument_group(
+        "llama-bench output (with --check)",
+        "llama-bench's table, -o csv, -o json or -o jsonl, checked on the machine it ran on",
+    )
+    bench.add_argument("--gpu", metavar="ID", help="catalog GPU the runs used (with --count)")
+    bench.add_argument("--count", type=int, default=1, metavar="N", help="number of GPUs (default 1)")
+    bench.add_argument("--cpu", metavar="ID", help="catalog CPU of a CPU-only run (with --sockets)")
+    bench.add_argument("--sockets", type=int, default=1, metavar="N", help="CPU sockets (default 1)")
+    bench.add_argument("--system", metavar="ID", help="catalog unified-memory machine")
+    bench.add_argument("--model", metavar="ID", help="catalog LLM (default: the one of llama-bench's parameter count)")
+    bench.add_argument("--runtime", default="llama.cpp", help="llama.cpp (default) or ik_llama.cpp")
 
     capacity = sub.add_parser(
         "capacity", parents=[common], help="which catalog models and formats fit a plan's machine, with speeds"

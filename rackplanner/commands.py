@@ -276,12 +276,22 @@ def calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
     import rackplanner.core.capacity as capacity_package
     from rackplanner.core.capacity.calibration_report import calibrate as run
     from rackplanner.core.capacity.calibration_report import check_writable, report, write_constants
+    from rackplanner.core.capacity.check_measured import BenchMachine, check_report
 
+    machine = BenchMachine(
+        gpu=args.gpu,
+        count=args.count,
+        cpu=args.cpu,
+        sockets=args.sockets,
+        system=args.system,
+        model=args.model,
+        runtime=args.runtime,
+    )
     if args.check:
-        from rackplanner.core.capacity.check_measured import check_report
-
-        print(check_report(args.measured, catalog))
+        print(check_report(args.measured, catalog, machine=machine if machine.given() or args.model else None))
         return 0
+    if machine.given() or args.model:
+        raise InputError("--gpu, --cpu, --system and --model name llama-bench's machine: they go with --check")
     if args.write:
         check_writable(args.measured)
     cal, cv = run(args.measured, catalog)

@@ -59,6 +59,9 @@ class MeasuredPoint(BaseModel):
     ttft_timed: Literal["client", "engine"] = "client"
     # llama.cpp's -ub of the run (prompt tokens per pass), when it was not the default 512.
     ubatch: int | None = Field(default=None, ge=1, le=1_000_000)
+    # Tokens already cached when a prompt came (llama-bench's pp512 @ d4096): its context is
+    # depth + prompt.
+    depth: int = Field(default=0, ge=0, le=100_000_000)
 
     @field_validator("date")
     @classmethod
@@ -74,6 +77,17 @@ class MeasuredPoint(BaseModel):
         # would need their runtime named: a row split runs on GPUs only.)
         self.runtime = runtime_of_release(self.runtime, self.runtime_version, self.date, self.count)
         return self
+
+    @model_validator(mode="after")
+    def _depth_within_context(self) -> MeasuredPoint:
+        if self.depth >= self.context:
+            raise ValueError(f"depth {self.depth} leaves no prompt in a context of {self.context}")
+        return self
+
+    @property
+    def prompt(self) -> int:
+        """Prompt tokens of a prefill row: its context less what was cached before."""
+        return self.context - self.depth
 
     @property
     def metric_kind(self) -> Literal["decode", "prefill"]:
@@ -142,10 +156,10 @@ def load_points(path: Path) -> list[MeasuredPoint]:
     return points
 
 
-def check_points(points: list[MeasuredPoint], catalog: Catalog, path: Path) -> None:
+def check_points(points: list[MeasuredPoint], catalog: Catalog, path: Path, *, lines: list[int] | None = None) -> None:
     """Every point's hardware, model, format and runtime are known and go together;
-    InputError names the line (as load_points read them, from line 2)."""
-    for number, point in enumerate(points, start=2):
+    InputError names the line (as load_points read them, from line 2, unless ``lines`` says)."""
+    for number, point in zip(lines or range(2, len(points) + 2), points, strict=True):
         try:
             hw = hardware_of(point, catalog)
             model = get_model(catalog, point.model)
@@ -192,7 +206,8 @@ def evaluate(points: list[MeasuredPoint], catalog: Catalog, *, calibration: Cali
             runtime=point.runtime,
             batch=point.batch,
             context=point.context,
-            prompt=point.context,
+            prompt=point.prompt,
+            prompt_depth=point.depth,
             kv_cache=point.kv_cache,
             ubatch=point.ubatch,
             with_training=False,

@@ -10,23 +10,81 @@ say whether the stated bands hold on your machine.
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 
-from rackplanner.core.capacity.calibration import check_points, evaluate, hardware_of, load_points
+from rackplanner.core.capacity.calibration import (
+    MAX_MEASURED_BYTES,
+    check_points,
+    evaluate,
+    hardware_of,
+    load_points,
+)
 from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band
+from rackplanner.core.capacity.llama_bench import bench_points, is_llama_bench, read_bench
 from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import Gpu
+from rackplanner.core.errors import InputError
+from rackplanner.core.files import read_text
 
 
-def check_report(path: Path, catalog: Catalog, calibration: Calibration | None = None) -> str:
+@dataclass(frozen=True)
+class BenchMachine:
+    """The machine llama-bench ran on, as the estimate's options name it."""
+
+    gpu: str | None = None
+    count: int = 1
+    cpu: str | None = None
+    sockets: int = 1
+    system: str | None = None
+    model: str | None = None
+    runtime: str = "llama.cpp"
+
+    def given(self) -> bool:
+        return bool(self.gpu or self.cpu or self.system)
+
+    def hardware(self, catalog: Catalog) -> tuple[str, int, bool]:
+        """The hardware id, how many of it, and whether it is a GPU."""
+        named = [name for name in (self.gpu, self.cpu, self.system) if name]
+        if len(named) != 1:
+            raise InputError("give one of --gpu, --cpu and --system for llama-bench output")
+        hardware = named[0]
+        count = self.count if self.gpu else self.sockets if self.cpu else 1
+        return hardware, count, self.gpu is not None and isinstance(catalog.get(hardware), Gpu)
+
+
+def check_report(
+    path: Path, catalog: Catalog, calibration: Calibration | None = None, *, machine: BenchMachine | None = None
+) -> str:
     """One line per row (measured, estimated, error, the stated band and whether the row is
-    inside it), then per metric the median error and how many rows the bands held."""
+    inside it), then per metric the median error and how many rows the bands held. llama-bench
+    output is read as it comes, on ``machine`` (which it does not name in catalog terms)."""
     cal = calibration or current()
-    points = load_points(path)
-    check_points(points, catalog, path)
+    text = read_text(path, what="measurements", max_bytes=MAX_MEASURED_BYTES)
+    skipped: list[str] = []
+    if is_llama_bench(text):
+        if machine is None:
+            raise InputError(
+                f"{path}: llama-bench output does not name the machine in catalog terms: "
+                "give --gpu ID [--count N], --system ID or --cpu ID [--sockets N]"
+            )
+        rows = read_bench(text, path)
+        hardware, count, gpu = machine.hardware(catalog)
+        points, skipped = bench_points(
+            rows, catalog, path, hardware=hardware, count=count, model=machine.model, runtime=machine.runtime, gpu=gpu
+        )
+        check_points(points, catalog, path, lines=[int(p.source.rsplit(" ", 1)[-1]) for p in points])
+        if not points:
+            raise InputError(
+                f"{path}: none of its {len(rows)} llama-bench result(s) can be checked:\n" + "\n".join(skipped)
+            )
+    else:
+        points = load_points(path)
+        check_points(points, catalog, path)
     table = evaluate(points, catalog, calibration=cal)
     lines = [
         f"{path}: {len(points)} measurement(s), each estimated with the shipped constants (nothing fitted)",
-        f"{'point':<32} {'metric':<8} {'measured':>10} {'estimate':>10} {'error':>7}  stated band",
+        f"{'point':<36} {'metric':<8} {'measured':>10} {'estimate':>10} {'error':>7}  stated band",
     ]
     errors: dict[str, list[tuple[float, ErrorBand | None]]] = {"decode": [], "prefill": []}
     for row in table.rows:
@@ -34,7 +92,7 @@ def check_report(path: Path, catalog: Catalog, calibration: Calibration | None =
         metric = point.metric_kind
         band = error_band(cal, hardware_of(point, catalog), metric)
         if row.estimated is None or row.relative_error is None:
-            lines.append(f"{point.point[:32]:<32} {metric:<8} {point.value:10.1f} {'no fit':>10} {'-':>7}")
+            lines.append(f"{point.point[:36]:<36} {metric:<8} {point.value:10.1f} {'no fit':>10} {'-':>7}")
             continue
         error = row.relative_error
         errors[metric].append((abs(error), band))
@@ -45,7 +103,7 @@ def check_report(path: Path, catalog: Catalog, calibration: Calibration | None =
             verdict = inside if abs(error) <= band.p90 else "OUTSIDE"
             stated = f"±{band.median:.0%} (90% within ±{band.p90:.0%}): {verdict}"
         lines.append(
-            f"{point.point[:32]:<32} {metric:<8} {point.value:10.1f} {row.estimated:10.1f} {error:+7.0%}  {stated}"
+            f"{point.point[:36]:<36} {metric:<8} {point.value:10.1f} {row.estimated:10.1f} {error:+7.0%}  {stated}"
         )
     lines.append("")
     for kind, found in errors.items():
@@ -63,6 +121,9 @@ def check_report(path: Path, catalog: Catalog, calibration: Calibration | None =
                 f"within the 90% band {in_wide} (about {0.9 * len(banded):.0f} would be)"
             )
         lines.append(summary)
+    if skipped:
+        lines.append(f"not checked ({len(skipped)}):")
+        lines.extend(f"  {line}" for line in skipped)
     unestimated = [row.point.point for row in table.rows if row.relative_error is None]
     if unestimated:
         lines.append(f"not estimated (does not fit, or no tensor peak in the catalog): {', '.join(unestimated[:8])}")

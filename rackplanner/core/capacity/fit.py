@@ -341,7 +341,7 @@ def _prefill_columns(rows: list[Features]) -> list[str]:
 def _prefill_row(row: Features, cols: list[str]) -> list[float]:
     own = f"expert|{_prefill_class(row)}|{row.hw.kind}"
     # A time to first token taken inside the engine pays no request cost.
-    request = 0.0 if row.point.ttft_timed == "engine" else 1 / row.point.context
+    request = 0.0 if row.point.ttft_timed == "engine" else 1 / row.point.prompt
     values = {own: row.experts_over_layers / row.chunk_tokens, f"request|{row.runtime}": request}
     return [values.get(col, 0.0) for col in cols]
 

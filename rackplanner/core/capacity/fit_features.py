@@ -81,7 +81,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
             runtime = with_ubatch(runtime, point.ubatch)
         kv = kv_element_bytes(point.kv_cache)
         s = SpeedInputs.build(model, get_format(point.format), hw, runtime, kv_bytes=kv, calibration=unit)
-        chunk = min(point.context, runtime.prefill_chunk_tokens)
+        chunk = min(point.prompt, runtime.prefill_chunk_tokens)
         if point.metric == "decode_tokens_per_s":
             b = point.batch
             at_peak = step_bytes(s, b, point.context) / s.mem_bytes_per_s
@@ -93,7 +93,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         else:
             if s.flops_per_s == float("inf"):
                 continue
-            at_peak = prompt_flops_per_token(s, point.context) / s.flops_per_s
+            at_peak = prompt_flops_per_token(s, point.prompt, point.depth) / s.flops_per_s
             seconds, per, pass_tokens = 1 / point.value, chunk, chunk
             link = link_s(s, per) / per
         hops = hw.devices - 1 if runtime.split == "layer" and hw.kind == "gpu" else 0

@@ -1,0 +1,261 @@
+"""llama-bench's own output as measured points, so ``rackplanner calibrate BENCH --check
+--gpu ID`` checks the estimate against a user's runs as they come: the markdown table
+llama-bench prints by default (pasted with whatever surrounds it), or its ``-o csv``,
+``-o json`` and ``-o jsonl`` output.
+
+llama-bench names the model by its architecture, size and file type ("llama 8B Q4_K -
+Medium", llama.cpp's llama_model_ftype_name) and its parameter count, not by a catalog id: the
+model is the catalog's model of that parameter count (several of one shape are alike for the
+estimate), and the format is read from the file type. It does not name the machine in
+catalog terms, so the caller gives it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rackplanner.core.capacity.calibration import MeasuredPoint
+from rackplanner.core.capacity.formats import FORMATS
+from rackplanner.core.catalog import llm_shape
+from rackplanner.core.catalog.loading import Catalog
+from rackplanner.core.catalog.parts import LlmModel
+from rackplanner.core.errors import InputError
+
+# The K-quant mixes' sizes as llama_model_ftype_name writes them ("Q4_K - Medium").
+_MIX = {"Small": "_s", "Medium": "_m", "Large": "_l"}
+# A test as llama-bench names it: pp512, tg128, pp2048 @ d4096.
+_TEST = re.compile(r"^(pp|tg)(\d+)(?:\s*@\s*d(\d+))?$")
+_FIRST_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+# Parameter-count match: llama-bench's markdown prints the count to 0.01 B.
+_PARAMS_TOLERANCE = 0.005
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """One llama-bench result: a prompt (pp) or generation (tg) test of one model."""
+
+    line: int
+    model_desc: str  # "llama 8B Q4_K - Medium"
+    params_b: float | None
+    test: str  # "pp512", "tg128 @ d4096"
+    tokens_per_s: float
+    backend: str = ""
+    gpu_layers: int | None = None
+    ubatch: int | None = None
+    kv_type: str = ""
+    split_mode: str = ""
+    build: str = ""
+
+
+def is_llama_bench(text: str) -> bool:
+    """Whether ``text`` looks like llama-bench output rather than a measurements CSV."""
+    head = text[:20_000]
+    return "avg_ts" in head or bool(re.search(r"^\s*\|\s*model\s*\|.*\|\s*t/s\s*\|", head, re.MULTILINE))
+
+
+def read_bench(text: str, path: Path) -> list[BenchRow]:
+    """The results in llama-bench output of any of its formats; InputError when none."""
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        rows = _from_records(_json(stripped, path), path)
+    elif stripped.startswith("{"):
+        rows = _from_records([_json(line, path) for line in stripped.splitlines() if line.strip()], path)
+    elif "|" in text and not stripped.startswith("build_commit"):
+        rows = _from_markdown(text)
+    else:
+        rows = _from_records(list(csv.DictReader(io.StringIO(text, newline=""))), path)
+    if not rows:
+        raise InputError(f"{path}: no llama-bench results found (a table with model, test and t/s columns)")
+    return rows
+
+
+def _json(text: str, path: Path) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"{path}: not llama-bench JSON ({exc})") from None
+
+
+def _from_records(records: Any, path: Path) -> list[BenchRow]:
+    """Rows of -o json / jsonl / csv: one object per test, with n_prompt, n_gen and n_depth."""
+    if not isinstance(records, list):
+        raise InputError(f"{path}: expected a list of llama-bench results")
+    rows = []
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict) or "avg_ts" not in record:
+            raise InputError(f"{path}: result {number} has no avg_ts")
+        prompt, gen, depth = (_int(record.get(key)) or 0 for key in ("n_prompt", "n_gen", "n_depth"))
+        # A pg test times a prompt and its generation together: not one speed, so not checked.
+        test = f"pg{prompt},{gen}" if prompt and gen else f"pp{prompt}" if prompt else f"tg{gen}"
+        test += f" @ d{depth}" if depth else ""
+        n_params = _number(record.get("model_n_params"))
+        rows.append(
+            BenchRow(
+                line=number,
+                model_desc=str(record.get("model_type") or ""),
+                params_b=n_params / 1e9 if n_params else None,
+                test=test,
+                tokens_per_s=_number(record.get("avg_ts")) or 0.0,
+                backend=str(record.get("backends") or ""),
+                gpu_layers=_int(record.get("n_gpu_layers")),
+                ubatch=_int(record.get("n_ubatch")),
+                kv_type=str(record.get("type_k") or ""),
+                split_mode=str(record.get("split_mode") or ""),
+                build=str(record.get("build_commit") or ""),
+            )
+        )
+    return rows
+
+
+def _from_markdown(text: str) -> list[BenchRow]:
+    """Rows of every table whose header has model, test and t/s (other tables are skipped)."""
+    rows: list[BenchRow] = []
+    header: list[str] | None = None
+    build = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else None
+        if cells is None:
+            header = None if line.strip() else header
+            found = re.match(r"\s*build:\s*(\S+)", line)
+            build = found.group(1) if found else build
+            continue
+        names = [c.lower() for c in cells]
+        if {"model", "test", "t/s"} <= set(names):
+            header = names
+        elif header and len(cells) == len(header) and not set(cells[0]) <= set("-: "):
+            row = dict(zip(header, cells, strict=True))
+            rows.append(
+                BenchRow(
+                    line=number,
+                    model_desc=row["model"],
+                    params_b=_number(row.get("params")),
+                    test=row["test"],
+                    tokens_per_s=_number(row["t/s"]) or 0.0,
+                    backend=row.get("backend", ""),
+                    gpu_layers=_int(row.get("ngl")),
+                    ubatch=_int(row.get("n_ubatch")),
+                    kv_type=row.get("type_k", ""),
+                    split_mode=row.get("sm", ""),
+                    build=build,
+                )
+            )
+    return rows
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    found = _FIRST_NUMBER.search(str(value or ""))
+    return float(found.group()) if found else None
+
+
+def _int(value: object) -> int | None:
+    number = _number(value)
+    return int(number) if number is not None and number == int(number) else None
+
+
+def format_of(model_desc: str) -> str | None:
+    """The weight format of llama-bench's model text: "llama 8B Q4_K - Medium" -> q4_k_m,
+    "gpt-oss 20B MXFP4 MoE" -> mxfp4, "qwen2 7B IQ4_XS - 4.25 bpw" -> iq4_xs."""
+    words = model_desc.replace(" (guessed)", "").split()
+    if len(words) < 3:
+        return None
+    ftype = " ".join(words[2:])
+    if ftype == "all F32":
+        return "fp32"
+    name, _, size = ftype.partition(" - ")
+    kind = name.split()[0].lower().replace("iq2_xss", "iq2_xxs")
+    kind = {"f16": "fp16", "f32": "fp32"}.get(kind, kind)
+    if size in _MIX and kind + _MIX[size] in FORMATS:
+        kind += _MIX[size]  # Q2_K - Medium is plain q2_k: no q2_k_m
+    return kind if kind in FORMATS else None
+
+
+def _same_shape(a: LlmModel, b: LlmModel) -> bool:
+    keys = ("layers", "hidden_size", "intermediate_size", "kv_heads", "head_dim", "vocab_size", "moe_experts")
+    return all(getattr(a, key) == getattr(b, key) for key in keys)
+
+
+def model_of(params_b: float | None, catalog: Catalog) -> tuple[LlmModel | None, str]:
+    """The catalog model of llama-bench's parameter count, or None and why not."""
+    if params_b is None:
+        return None, "the output gives no parameter count: give --model"
+    models = [p for p in catalog.parts.values() if isinstance(p, LlmModel)]
+    near = [m for m in models if abs(llm_shape.parameter_count_b(m) - params_b) <= _PARAMS_TOLERANCE * params_b]
+    if not near:
+        return None, f"no catalog model has {params_b:.2f}B parameters: give --model"
+    if all(_same_shape(near[0], m) for m in near[1:]):
+        return near[0], ""
+    ids = ", ".join(m.id for m in near)
+    return None, f"{params_b:.2f}B parameters fits several catalog models of different shapes ({ids}): give --model"
+
+
+def bench_points(
+    rows: list[BenchRow],
+    catalog: Catalog,
+    path: Path,
+    *,
+    hardware: str,
+    count: int,
+    model: str | None = None,
+    runtime: str = "llama.cpp",
+    gpu: bool = True,
+) -> tuple[list[MeasuredPoint], list[str]]:
+    """Measured points of llama-bench rows on ``count`` x ``hardware`` (GPUs when ``gpu``),
+    and a line for each row that is not checked, saying why."""
+    points, skipped = [], []
+    for row in rows:
+        label = f"line {row.line}: {row.model_desc} {row.test}"
+        test = _TEST.match(row.test.replace("\u00a0", " "))
+        if test is None:
+            skipped.append(f"{label}: not a prompt (pp) or generation (tg) test")
+            continue
+        kind, tokens, depth = test.group(1), int(test.group(2)), int(test.group(3) or 0)
+        fmt = format_of(row.model_desc)
+        if fmt is None:
+            skipped.append(f"{label}: file type not known here")
+            continue
+        found = catalog.get(model) if model else None
+        why = ""
+        if found is None:
+            found, why = model_of(row.params_b, catalog)
+        if not isinstance(found, LlmModel):
+            skipped.append(f"{label}: {why}")
+            continue
+        if gpu and row.gpu_layers is not None and row.gpu_layers < found.layers:
+            skipped.append(f"{label}: {row.gpu_layers} of {found.layers} layers on the GPU (-ngl) is not checked here")
+            continue
+        if row.tokens_per_s <= 0:
+            skipped.append(f"{label}: no speed")
+            continue
+        kv = {"f16": "fp16", "f32": "fp32"}.get(row.kv_type.lower(), row.kv_type.lower()) or "fp16"
+        points.append(
+            MeasuredPoint(
+                point=f"{found.id} {fmt} {row.test}",
+                hardware=hardware,
+                count=count,
+                model=found.id,
+                format=fmt,
+                runtime="llama.cpp-row" if row.split_mode == "row" else runtime,
+                batch=1,
+                # A generation test's tokens see, on average, half of what it generates.
+                context=depth + (tokens if kind == "pp" else max(tokens // 2, 1)),
+                depth=depth if kind == "pp" else 0,
+                metric="prefill_tokens_per_s" if kind == "pp" else "decode_tokens_per_s",
+                value=row.tokens_per_s,
+                source=f"{path} line {row.line}",
+                backend=row.backend,
+                runtime_version=row.build,
+                kv_cache=kv,
+                ubatch=row.ubatch if row.ubatch and row.ubatch != 512 else None,
+            )
+        )
+    return points, skipped

@@ -1,0 +1,161 @@
+"""llama-bench's own output checked against the estimate (`rackplanner calibrate BENCH --check
+--system ID`): its markdown table as llama.cpp's benches/dgx-spark.md prints it, and its -o
+json / jsonl / csv records with llama-bench's field names."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rackplanner.core.capacity.calibration import evaluate
+from rackplanner.core.capacity.check_measured import BenchMachine, check_report
+from rackplanner.core.capacity.llama_bench import bench_points, format_of, is_llama_bench, model_of, read_bench
+from rackplanner.core.catalog.loading import load_catalog
+from rackplanner.core.errors import InputError
+
+# An excerpt of ggml-org/llama.cpp benches/dgx-spark.md @4c7e989 (2025-11-02, build 2f68ce7cf):
+# a llama-batched-bench table, then llama-bench tables of gpt-oss-20b and Qwen3-Coder-30B-A3B.
+EXCERPT = Path(__file__).parent / "data" / "llama-bench" / "dgx-spark-excerpt.md"
+CATALOG = load_catalog([Path(__file__).parent.parent / "catalog"])
+
+
+def test_the_markdown_tables_are_read_and_other_tables_skipped() -> None:
+    rows = read_bench(EXCERPT.read_text(encoding="utf-8"), EXCERPT)
+    # 10 gpt-oss rows and 4 Qwen3 rows; the batched-bench table has no model/test/t/s header.
+    assert len(rows) == 14
+    first = rows[0]
+    assert (first.model_desc, first.test, first.tokens_per_s) == ("gpt-oss 20B MXFP4 MoE", "pp2048", 3782.76)
+    assert (first.params_b, first.gpu_layers, first.ubatch, first.backend) == (20.91, 99, 2048, "CUDA")
+    assert rows[-1].test == "tg32 @ d4096" and rows[-1].build == "2f68ce7cf"
+
+
+def test_rows_become_points_of_the_catalog_model_and_format() -> None:
+    rows = read_bench(EXCERPT.read_text(encoding="utf-8"), EXCERPT)
+    points, skipped = bench_points(rows, CATALOG, EXCERPT, hardware="dgx-spark", count=1, gpu=False)
+    assert not skipped
+    by_name = {p.point: p for p in points}
+    pp = by_name["gpt-oss-20b mxfp4 pp2048"]
+    assert (pp.metric, pp.context, pp.depth, pp.ubatch, pp.value) == ("prefill_tokens_per_s", 2048, 0, 2048, 3782.76)
+    # tg32 @ d4096: 32 generated after 4,096 cached, so on average 4,096 + 16 seen.
+    tg = by_name["gpt-oss-20b mxfp4 tg32 @ d4096"]
+    assert (tg.metric, tg.context, tg.depth) == ("decode_tokens_per_s", 4112, 0)
+    deep = by_name["gpt-oss-20b mxfp4 pp2048 @ d4096"]
+    assert (deep.context, deep.depth, deep.prompt) == (6144, 4096, 2048)
+    # "qwen3moe 30B.A3B Q8_0", 30.53 B: the catalog's Qwen3-30B-A3B (30.532B by its shape).
+    assert by_name["qwen3-30b-a3b q8_0 tg32"].value == 60.92
+
+
+def test_a_prompt_after_a_cached_history_is_estimated_slower() -> None:
+    rows = read_bench(EXCERPT.read_text(encoding="utf-8"), EXCERPT)
+    points, _ = bench_points(rows, CATALOG, EXCERPT, hardware="dgx-spark", count=1, gpu=False)
+    estimated = {r.point.point: r.estimated for r in evaluate(points, CATALOG).rows}
+    flat, deep = estimated["gpt-oss-20b mxfp4 pp2048"], estimated["gpt-oss-20b mxfp4 pp2048 @ d32768"]
+    assert flat is not None and deep is not None
+    # Measured: 3,782.76 at no depth, 1,899.37 after 32,768 cached tokens (0.50x); the
+    # estimate's attention over the cached tokens gives it a like slowdown.
+    assert 0.35 < deep / flat < 0.65
+
+
+@pytest.mark.parametrize(
+    ("desc", "fmt"),
+    [
+        # Names as llama.cpp's llama_model_ftype_name writes them.
+        ("llama 8B Q4_K - Medium", "q4_k_m"),
+        ("llama 8B Q4_K - Small", "q4_k_s"),
+        ("llama 70B Q2_K - Medium", "q2_k"),
+        ("qwen3 14B Q3_K - Large", "q3_k_l"),
+        ("qwen2 7B IQ4_XS - 4.25 bpw", "iq4_xs"),
+        ("llama 7B IQ2_XXS - 2.0625 bpw", "iq2_xxs"),
+        ("gpt-oss 20B MXFP4 MoE", "mxfp4"),
+        ("llama 7B F16", "fp16"),
+        ("llama 7B BF16", "bf16"),
+        ("llama 7B all F32", "fp32"),
+        ("llama 7B Q8_0 (guessed)", "q8_0"),
+        ("llama 7B Q4_0_4_4", None),  # an ARM repack the estimate does not size
+    ],
+)
+def test_file_types_read_as_formats(desc: str, fmt: str | None) -> None:
+    assert format_of(desc) == fmt
+
+
+def test_a_parameter_count_of_several_alike_models_picks_one_and_of_unlike_ones_asks() -> None:
+    # Llama 3 8B, Llama 3.1 8B and the R1 distill of it share one shape: any gives the estimate.
+    found, why = model_of(8.03, CATALOG)
+    assert found is not None and found.layers == 32 and why == ""
+    found, why = model_of(123.4, CATALOG)
+    assert found is None and "no catalog model has 123.40B parameters: give --model" in why
+
+
+def _records() -> list[dict[str, object]]:
+    # Two results with llama-bench's field names (tools/llama-bench: get_fields), as -o json.
+    base = {"model_type": "llama 7B Q4_0", "model_n_params": 6738415616, "backends": "CUDA", "n_gpu_layers": 99}
+    base |= {"n_ubatch": 512, "type_k": "f16", "split_mode": "layer", "build_commit": "abc1234", "n_depth": 0}
+    return [
+        base | {"n_prompt": 512, "n_gen": 0, "avg_ts": 12000.5},
+        base | {"n_prompt": 0, "n_gen": 128, "avg_ts": 180.25},
+    ]
+
+
+@pytest.mark.parametrize("kind", ["json", "jsonl", "csv"])
+def test_json_jsonl_and_csv_output_read_alike(tmp_path: Path, kind: str) -> None:
+    records = _records()
+    if kind == "json":
+        text = json.dumps(records, indent=2)
+    elif kind == "jsonl":
+        text = "\n".join(json.dumps(r) for r in records)
+    else:
+        fields = list(records[0])
+        text = ",".join(fields) + "\n" + "\n".join(",".join(f'"{r[f]}"' for f in fields) for r in records)
+    assert is_llama_bench(text)
+    rows = read_bench(text, tmp_path / f"bench.{kind}")
+    points, skipped = bench_points(rows, CATALOG, tmp_path, hardware="rtx-4090", count=1)
+    assert not skipped
+    assert [(p.model, p.format, p.metric, p.context, p.value, p.ubatch) for p in points] == [
+        ("llama-2-7b", "q4_0", "prefill_tokens_per_s", 512, 12000.5, None),
+        ("llama-2-7b", "q4_0", "decode_tokens_per_s", 64, 180.25, None),
+    ]
+
+
+def test_rows_the_estimate_cannot_take_are_listed_with_why(tmp_path: Path) -> None:
+    records = _records()
+    records[0] = records[0] | {"n_gpu_layers": 20}  # partial offload
+    records[1] = records[1] | {"n_prompt": 512}  # pg512,128: prompt and generation timed together
+    rows = read_bench(json.dumps(records), tmp_path / "bench.json")
+    points, skipped = bench_points(rows, CATALOG, tmp_path, hardware="rtx-4090", count=1)
+    assert points == []
+    assert "20 of 32 layers on the GPU (-ngl) is not checked here" in skipped[0]
+    assert "not a prompt (pp) or generation (tg) test" in skipped[1]
+
+
+def test_the_check_names_the_machine_it_needs_and_refuses_none_checkable(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="give --gpu ID"):
+        check_report(EXCERPT, CATALOG)
+    bad = tmp_path / "bench.json"
+    bad.write_text(json.dumps([_records()[0] | {"n_gpu_layers": 3}]))
+    with pytest.raises(InputError, match="none of its 1 llama-bench result"):
+        check_report(bad, CATALOG, machine=BenchMachine(gpu="rtx-4090"))
+
+
+def test_the_command_checks_the_dgx_spark_excerpt() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "rackplanner", "calibrate", str(EXCERPT), "--check", "--system", "dgx-spark"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    # The measured column repeats the file's t/s (84.10 for gpt-oss-20b tg32).
+    line = next(x for x in result.stdout.splitlines() if x.startswith("gpt-oss-20b mxfp4 tg32 "))
+    assert line.split()[4] == "84.1"
+    assert "14 measurement(s)" in result.stdout
+    wrong = subprocess.run(
+        [sys.executable, "-m", "rackplanner", "calibrate", str(EXCERPT), "--system", "dgx-spark"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert wrong.returncode == 2 and "they go with --check" in wrong.stderr
