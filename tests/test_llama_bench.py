@@ -128,7 +128,7 @@ def test_rows_the_estimate_cannot_take_are_listed_with_why(tmp_path: Path) -> No
     points, skipped = bench_points(rows, CATALOG, tmp_path, hardware="rtx-4090", count=1)
     assert points == []
     assert "20 of 32 layers on the GPU (-ngl) is not checked here" in skipped[0]
-    assert "not a prompt (pp) or generation (tg) test" in skipped[1]
+    assert "not a prompt (pp) or generation (tg) test alone" in skipped[1]
 
 
 def test_the_check_names_the_machine_it_needs_and_refuses_none_checkable(tmp_path: Path) -> None:
@@ -159,3 +159,25 @@ def test_the_command_checks_the_dgx_spark_excerpt() -> None:
         timeout=300,
     )
     assert wrong.returncode == 2 and "they go with --check" in wrong.stderr
+
+
+def test_early_2024_output_with_spaced_tests_and_a_kv_cache_in_ram() -> None:
+    # llama.cpp PR 4812's RTX 3090 Ti table (tests/data/llama-bench/README.md): "pp 512" and
+    # "tg 128", and two rows run with the KV cache in system RAM, which the estimate does not model.
+    path = EXCERPT.parent / "pr4812-rtx3090ti-nkvo.md"
+    rows = read_bench(path.read_text(encoding="utf-8"), path)
+    points, skipped = bench_points(rows, CATALOG, path, hardware="rtx-3090-ti", count=1)
+    assert [(p.model, p.metric, p.context, p.value) for p in points] == [
+        ("llama-2-7b", "prefill_tokens_per_s", 512, 4035.47),
+        ("llama-2-7b", "decode_tokens_per_s", 64, 127.43),
+    ]
+    assert len(skipped) == 2 and all("(-nkvo 1) is not checked here" in line for line in skipped)
+
+
+def test_a_measurements_csv_that_mentions_avg_ts_in_a_note_is_not_taken_for_llama_bench() -> None:
+    header = "point,hardware,count,model,format,runtime,batch,context,metric,value,source,notes"
+    row = 'a,rtx-4090,1,llama-2-7b,q4_0,llama.cpp,1,64,decode_tokens_per_s,150,x,"llama-bench avg_ts 150"'
+    assert not is_llama_bench(f"{header}\n{row}\n")
+    assert is_llama_bench("build_commit,model_type,avg_ts\nabc,llama 7B Q4_0,150\n")
+    # The shipped measurements quote llama-bench's field names in four notes.
+    assert not is_llama_bench((EXCERPT.parent.parent / "measured.csv").read_text(encoding="utf-8"))

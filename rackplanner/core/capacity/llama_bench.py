@@ -30,7 +30,7 @@ from rackplanner.core.errors import InputError
 # The K-quant mixes' sizes as llama_model_ftype_name writes them ("Q4_K - Medium").
 _MIX = {"Small": "_s", "Medium": "_m", "Large": "_l"}
 # A test as llama-bench names it: pp512, tg128, pp2048 @ d4096.
-_TEST = re.compile(r"^(pp|tg)(\d+)(?:\s*@\s*d(\d+))?$")
+_TEST = re.compile(r"^(pp|tg)\s*(\d+)(?:\s*@\s*d(\d+))?$")  # builds of early 2024 wrote "pp 512"
 _FIRST_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 # Parameter-count match: llama-bench's markdown prints the count to 0.01 B.
 _PARAMS_TOLERANCE = 0.005
@@ -50,13 +50,20 @@ class BenchRow:
     ubatch: int | None = None
     kv_type: str = ""
     split_mode: str = ""
+    kv_in_ram: bool = False  # -nkvo 1: the KV cache stays in system RAM
     build: str = ""
 
 
 def is_llama_bench(text: str) -> bool:
     """Whether ``text`` looks like llama-bench output rather than a measurements CSV."""
     head = text[:20_000]
-    return "avg_ts" in head or bool(re.search(r"^\s*\|\s*model\s*\|.*\|\s*t/s\s*\|", head, re.MULTILINE))
+    stripped = head.lstrip()
+    first_line = stripped.split("\n", 1)[0]
+    if stripped[:1] in "[{" and stripped:
+        return '"avg_ts"' in head
+    if "avg_ts" in first_line.replace('"', "").split(","):
+        return True  # -o csv: its header names the fields
+    return bool(re.search(r"^\s*\|\s*model\s*\|.*\|\s*t/s\s*\|", head, re.MULTILINE))
 
 
 def read_bench(text: str, path: Path) -> list[BenchRow]:
@@ -66,10 +73,10 @@ def read_bench(text: str, path: Path) -> list[BenchRow]:
         rows = _from_records(_json(stripped, path), path)
     elif stripped.startswith("{"):
         rows = _from_records([_json(line, path) for line in stripped.splitlines() if line.strip()], path)
-    elif "|" in text and not stripped.startswith("build_commit"):
-        rows = _from_markdown(text)
+    elif "avg_ts" in stripped.split("\n", 1)[0]:
+        rows = _from_records(list(csv.DictReader(io.StringIO(stripped, newline=""))), path)
     else:
-        rows = _from_records(list(csv.DictReader(io.StringIO(text, newline=""))), path)
+        rows = _from_markdown(text)
     if not rows:
         raise InputError(f"{path}: no llama-bench results found (a table with model, test and t/s columns)")
     return rows
@@ -107,6 +114,7 @@ def _from_records(records: Any, path: Path) -> list[BenchRow]:
                 ubatch=_int(record.get("n_ubatch")),
                 kv_type=str(record.get("type_k") or ""),
                 split_mode=str(record.get("split_mode") or ""),
+                kv_in_ram=record.get("no_kv_offload") in (True, 1, "1", "true"),
                 build=str(record.get("build_commit") or ""),
             )
         )
@@ -142,6 +150,7 @@ def _from_markdown(text: str) -> list[BenchRow]:
                     ubatch=_int(row.get("n_ubatch")),
                     kv_type=row.get("type_k", ""),
                     split_mode=row.get("sm", ""),
+                    kv_in_ram=row.get("nkvo", "0") not in ("0", ""),
                     build=build,
                 )
             )
@@ -216,7 +225,10 @@ def bench_points(
         label = f"line {row.line}: {row.model_desc} {row.test}"
         test = _TEST.match(row.test.replace("\u00a0", " "))
         if test is None:
-            skipped.append(f"{label}: not a prompt (pp) or generation (tg) test")
+            skipped.append(f"{label}: not a prompt (pp) or generation (tg) test alone")
+            continue
+        if row.kv_in_ram:
+            skipped.append(f"{label}: a KV cache kept in system RAM (-nkvo 1) is not checked here")
             continue
         kind, tokens, depth = test.group(1), int(test.group(2)), int(test.group(3) or 0)
         fmt = format_of(row.model_desc)
