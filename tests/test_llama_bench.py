@@ -181,3 +181,8 @@ def test_a_measurements_csv_that_mentions_avg_ts_in_a_note_is_not_taken_for_llam
     assert is_llama_bench("build_commit,model_type,avg_ts\nabc,llama 7B Q4_0,150\n")
     # The shipped measurements quote llama-bench's field names in four notes.
     assert not is_llama_bench((EXCERPT.parent.parent / "measured.csv").read_text(encoding="utf-8"))
+
+
+def test_machine_options_with_a_measurements_csv_are_refused() -> None:
+    with pytest.raises(InputError, match="are for llama-bench output"):
+        check_report(EXCERPT.parent.parent / "measured.csv", CATALOG, machine=BenchMachine(gpu="rtx-4090"))

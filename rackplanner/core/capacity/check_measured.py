@@ -79,6 +79,11 @@ def check_report(
                 f"{path}: none of its {len(rows)} llama-bench result(s) can be checked:\n" + "\n".join(skipped)
             )
     else:
+        if machine is not None:
+            raise InputError(
+                f"{path}: a measurements CSV names its machine and model in each row: "
+                "--gpu, --cpu, --system and --model are for llama-bench output"
+            )
         points = load_points(path)
         check_points(points, catalog, path)
     table = evaluate(points, catalog, calibration=cal)
