@@ -186,3 +186,15 @@ def test_a_measurements_csv_that_mentions_avg_ts_in_a_note_is_not_taken_for_llam
 def test_machine_options_with_a_measurements_csv_are_refused() -> None:
     with pytest.raises(InputError, match="are for llama-bench output"):
         check_report(EXCERPT.parent.parent / "measured.csv", CATALOG, machine=BenchMachine(gpu="rtx-4090"))
+
+
+def test_all_layers_by_minus_one_an_unknown_model_and_an_absurd_speed(tmp_path: Path) -> None:
+    records = _records()
+    records[0] = records[0] | {"n_gpu_layers": -1}  # newer builds' "every layer"
+    records[1] = records[1] | {"avg_ts": 5e12}  # beyond any measured rate: named, not a traceback
+    rows = read_bench(json.dumps(records), tmp_path / "bench.json")
+    points, skipped = bench_points(rows, CATALOG, tmp_path, hardware="rtx-4090", count=1)
+    assert [p.metric for p in points] == ["prefill_tokens_per_s"]
+    assert "value" in skipped[0]
+    with pytest.raises(InputError, match="did you mean llama-2-7b"):
+        bench_points(rows, CATALOG, tmp_path, hardware="rtx-4090", count=1, model="llama-2-7bb")

@@ -20,12 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from rackplanner.core.capacity.calibration import MeasuredPoint
+from rackplanner.core.capacity.estimate import get_model
 from rackplanner.core.capacity.formats import FORMATS
 from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
-from rackplanner.core.errors import InputError
+from rackplanner.core.errors import InputError, describe_validation_error
 
 # The K-quant mixes' sizes as llama_model_ftype_name writes them ("Q4_K - Medium").
 _MIX = {"Small": "_s", "Medium": "_m", "Large": "_l"}
@@ -235,22 +238,20 @@ def bench_points(
         if fmt is None:
             skipped.append(f"{label}: file type not known here")
             continue
-        found = catalog.get(model) if model else None
-        why = ""
+        found, why = (get_model(catalog, model), "") if model else model_of(row.params_b, catalog)
         if found is None:
-            found, why = model_of(row.params_b, catalog)
-        if not isinstance(found, LlmModel):
             skipped.append(f"{label}: {why}")
             continue
-        if gpu and row.gpu_layers is not None and row.gpu_layers < found.layers:
+        # -ngl -1 (newer builds' "all") and 99 put every layer on the GPU.
+        if gpu and row.gpu_layers is not None and 0 <= row.gpu_layers < found.layers:
             skipped.append(f"{label}: {row.gpu_layers} of {found.layers} layers on the GPU (-ngl) is not checked here")
             continue
         if row.tokens_per_s <= 0:
             skipped.append(f"{label}: no speed")
             continue
         kv = {"f16": "fp16", "f32": "fp32"}.get(row.kv_type.lower(), row.kv_type.lower()) or "fp16"
-        points.append(
-            MeasuredPoint(
+        try:
+            point = MeasuredPoint(
                 point=f"{found.id} {fmt} {row.test}",
                 hardware=hardware,
                 count=count,
@@ -269,5 +270,8 @@ def bench_points(
                 kv_cache=kv,
                 ubatch=row.ubatch if row.ubatch and row.ubatch != 512 else None,
             )
-        )
+        except ValidationError as exc:
+            skipped.append(f"{label}: {describe_validation_error(exc)}")
+            continue
+        points.append(point)
     return points, skipped
