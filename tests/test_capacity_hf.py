@@ -178,3 +178,25 @@ def test_sparse_attention_costs_its_top_k_and_the_indexer(catalog: Catalog) -> N
     full = load_hf_config(HF / "deepseek-v3" / "config.json")
     dense = SpeedInputs.build(full, get_format("fp8"), from_gpu(catalog, "h200-sxm", 8), get_runtime("vllm"))
     assert s.kv_read_bytes(131_072) < 0.3 * dense.kv_read_bytes(131_072)
+
+
+@pytest.mark.parametrize(
+    ("name_or_path", "named"),
+    [
+        # A checkpoint saved from the Hub's cache (seen in an AWQ quantization of aya-expanse-8b).
+        (
+            "/srv/hf-cache/hub/models--CohereForAI--aya-expanse-8b/snapshots/d10159f8405826732641ce11c6892459d447d48c",
+            "CohereForAI aya-expanse-8b",
+        ),
+        # A local mirror of huggingface.co (seen in an FP16 copy of StarCoder2-15B).
+        ("/opt/local/llm_models/huggingface.co/bigcode/starcoder2-15b", "bigcode starcoder2-15b"),
+        ("meta-llama/Llama-3.1-8B", "meta-llama Llama-3.1-8B"),
+        ("./model/aya-expanse-32b", "unknown aya-expanse-32b"),
+    ],
+)
+def test_a_model_is_named_from_its_path_not_a_cache_commit(tmp_path: Path, name_or_path: str, named: str) -> None:
+    raw = json.loads((HF / "llama-3.1-8b" / "config.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**raw, "_name_or_path": name_or_path}))
+    model = load_hf_config(path)
+    assert f"{model.vendor} {model.model}" == named

@@ -171,6 +171,14 @@ def model_name(top: ConfigValues) -> tuple[str, str] | None:
     """(vendor, model) from ``_name_or_path``, else from the architecture, never the file."""
     name = (top.string("_name_or_path") or "").replace("\\", "/").rstrip("/")
     parts = [p for p in name.split("/") if p and p not in (".", "..")]
+    # A snapshot in the Hub's cache (.../models--Org--Name/snapshots/<commit>) or a local
+    # mirror of huggingface.co/Org/Name: the folder names the model, the commit does not.
+    cached = next((p.split("--") for p in parts if p.startswith("models--") and p.count("--") >= 2), None)
+    if cached:
+        return cached[1], "--".join(cached[2:])
+    if "huggingface.co" in parts[:-2]:
+        at = len(parts) - 1 - parts[::-1].index("huggingface.co")
+        return parts[at + 1], parts[at + 2]
     if len(parts) >= 2 and not name.startswith(("/", ".", "~")):
         return parts[-2], parts[-1]
     if parts:
