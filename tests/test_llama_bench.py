@@ -87,7 +87,9 @@ def test_a_parameter_count_of_several_alike_models_picks_one_and_of_unlike_ones_
     found, why = model_of(8.03, CATALOG)
     assert found is not None and found.layers == 32 and why == ""
     found, why = model_of(123.4, CATALOG)
-    assert found is None and "no catalog model has 123.40B parameters: give --model" in why
+    assert (
+        found is None and "no catalog model has 123.40B parameters: give --model (your own with --catalog DIR)" in why
+    )
 
 
 def _records() -> list[dict[str, object]]:
@@ -198,3 +200,15 @@ def test_all_layers_by_minus_one_an_unknown_model_and_an_absurd_speed(tmp_path: 
     assert "value" in skipped[0]
     with pytest.raises(InputError, match="did you mean llama-2-7b"):
         bench_points(rows, CATALOG, tmp_path, hardware="rtx-4090", count=1, model="llama-2-7bb")
+
+
+def test_a_run_whose_log_found_no_gpu_is_not_taken_for_a_gpu_run() -> None:
+    # One node's three runs (tests/data/llama-bench/README.md): CPU-only, 10 layers, all layers;
+    # the table has no ngl column, but ggml's log before the first says no CUDA device was found.
+    path = EXCERPT.parent / "l40s-cpu-partial-full.md"
+    rows = read_bench(path.read_text(encoding="utf-8"), path)
+    points, skipped = bench_points(rows, CATALOG, path, hardware="l40s", count=1)
+    assert len(rows) == 6 and len(points) == 4
+    assert all("no GPU was found, so the run was on the CPU" in line for line in skipped)
+    # The full offload: 7,788.02 prompt and 104.24 generated tokens/s on the L40S.
+    assert [p.value for p in points][-2:] == [7788.02, 104.24]

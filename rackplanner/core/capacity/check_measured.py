@@ -76,7 +76,9 @@ def check_report(
         check_points(points, catalog, path, lines=[int(p.source.rsplit(" ", 1)[-1]) for p in points])
         if not points:
             raise InputError(
-                f"{path}: none of its {len(rows)} llama-bench result(s) can be checked:\n" + "\n".join(skipped)
+                f"{path}: none of its {len(rows)} llama-bench result(s) can be checked: "
+                + "; ".join(skipped[:4])
+                + (f"; and {len(skipped) - 4} more" if len(skipped) > 4 else "")
             )
     else:
         if machine is not None:

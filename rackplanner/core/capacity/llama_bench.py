@@ -35,6 +35,8 @@ _MIX = {"Small": "_s", "Medium": "_m", "Large": "_l"}
 # A test as llama-bench names it: pp512, tg128, pp2048 @ d4096.
 _TEST = re.compile(r"^(pp|tg)\s*(\d+)(?:\s*@\s*d(\d+))?$")  # builds of early 2024 wrote "pp 512"
 _FIRST_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_NO_GPU = re.compile(r"failed to initialize \w+|no \w+-capable device", re.IGNORECASE)
+_GPU_FOUND = re.compile(r"found [1-9]\d* \w+ devices?", re.IGNORECASE)
 # Parameter-count match: llama-bench's markdown prints the count to 0.01 B.
 _PARAMS_TOLERANCE = 0.005
 
@@ -54,6 +56,7 @@ class BenchRow:
     kv_type: str = ""
     split_mode: str = ""
     kv_in_ram: bool = False  # -nkvo 1: the KV cache stays in system RAM
+    no_gpu_found: bool = False  # the log above the table says the backend found no GPU
     build: str = ""
 
 
@@ -129,12 +132,19 @@ def _from_markdown(text: str) -> list[BenchRow]:
     rows: list[BenchRow] = []
     header: list[str] | None = None
     build = ""
+    no_gpu = False
     for number, line in enumerate(text.splitlines(), start=1):
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else None
         if cells is None:
             header = None if line.strip() else header
             found = re.match(r"\s*build:\s*(\S+)", line)
             build = found.group(1) if found else build
+            # ggml's log before a table: "failed to initialize CUDA: no CUDA-capable device is
+            # detected" means the run that follows ran on the CPU whatever its backend column says.
+            if _NO_GPU.search(line):
+                no_gpu = True
+            elif found or _GPU_FOUND.search(line):
+                no_gpu = False
             continue
         names = [c.lower() for c in cells]
         if {"model", "test", "t/s"} <= set(names):
@@ -154,6 +164,7 @@ def _from_markdown(text: str) -> list[BenchRow]:
                     kv_type=row.get("type_k", ""),
                     split_mode=row.get("sm", ""),
                     kv_in_ram=row.get("nkvo", "0") not in ("0", ""),
+                    no_gpu_found=no_gpu,
                     build=build,
                 )
             )
@@ -203,7 +214,7 @@ def model_of(params_b: float | None, catalog: Catalog) -> tuple[LlmModel | None,
     models = [p for p in catalog.parts.values() if isinstance(p, LlmModel)]
     near = [m for m in models if abs(llm_shape.parameter_count_b(m) - params_b) <= _PARAMS_TOLERANCE * params_b]
     if not near:
-        return None, f"no catalog model has {params_b:.2f}B parameters: give --model"
+        return None, f"no catalog model has {params_b:.2f}B parameters: give --model (your own with --catalog DIR)"
     if all(_same_shape(near[0], m) for m in near[1:]):
         return near[0], ""
     ids = ", ".join(m.id for m in near)
@@ -229,6 +240,9 @@ def bench_points(
         test = _TEST.match(row.test.replace("\u00a0", " "))
         if test is None:
             skipped.append(f"{label}: not a prompt (pp) or generation (tg) test alone")
+            continue
+        if gpu and row.no_gpu_found:
+            skipped.append(f"{label}: the log above the table says no GPU was found, so the run was on the CPU")
             continue
         if row.kv_in_ram:
             skipped.append(f"{label}: a KV cache kept in system RAM (-nkvo 1) is not checked here")
