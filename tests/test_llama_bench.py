@@ -30,6 +30,7 @@ def test_the_markdown_tables_are_read_and_other_tables_skipped() -> None:
     first = rows[0]
     assert (first.model_desc, first.test, first.tokens_per_s) == ("gpt-oss 20B MXFP4 MoE", "pp2048", 3782.76)
     assert (first.params_b, first.gpu_layers, first.ubatch, first.backend) == (20.91, 99, 2048, "CUDA")
+    assert first.size_gib == 11.27  # "11.27 GiB": the estimate reads a file this size
     assert rows[-1].test == "tg32 @ d4096" and rows[-1].build == "2f68ce7cf"
 
 
@@ -212,3 +213,16 @@ def test_a_run_whose_log_found_no_gpu_is_not_taken_for_a_gpu_run() -> None:
     assert all("no GPU was found, so the run was on the CPU" in line for line in skipped)
     # The full offload: 7,788.02 prompt and 104.24 generated tokens/s on the L40S.
     assert [p.value for p in points][-2:] == [7788.02, 104.24]
+
+
+def test_sizes_in_mib_and_bytes_and_a_size_no_weights_file_has(tmp_path: Path) -> None:
+    records = _records()
+    records[0] = records[0] | {"model_size": 3825065984}  # bytes, as -o json gives it: 3.5625 GiB
+    records[1] = records[1] | {"model_size": 2_000_000}  # 2 MB for 6.7B weights: refused by name
+    rows = read_bench(json.dumps(records), tmp_path / "bench.json")
+    points, skipped = bench_points(rows, CATALOG, tmp_path, hardware="rtx-4090", count=1)
+    assert [p.weights_gib for p in points] == [3.562]
+    assert "bits per weight" in skipped[0]
+    table = "| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n"
+    table += "| llama 1B Q4_K - Medium | 636.18 MiB | 1.10 B | Vulkan | 99 | tg128 | 762.37 ± 4.41 |\n"
+    assert read_bench(table, tmp_path / "bench.md")[0].size_gib == pytest.approx(636.18 / 1024)

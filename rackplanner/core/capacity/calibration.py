@@ -20,11 +20,11 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from rackplanner.core import files
 from rackplanner.core.capacity.estimate import estimate, get_model
 from rackplanner.core.capacity.fitted import Calibration, current
-from rackplanner.core.capacity.formats import KV_CACHE_BYTES, get_format
+from rackplanner.core.capacity.formats import KV_CACHE_BYTES, WeightFormat, get_format, sized_format
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_unified_system
 from rackplanner.core.capacity.runtime import get_runtime, runtime_of_release, with_ubatch
 from rackplanner.core.catalog.loading import Catalog
-from rackplanner.core.catalog.parts import Cpu, Gpu, UnifiedSystem
+from rackplanner.core.catalog.parts import Cpu, Gpu, LlmModel, UnifiedSystem
 from rackplanner.core.errors import InputError, closest_ids, describe_validation_error
 
 METRICS = ("decode_tokens_per_s", "prefill_tokens_per_s")
@@ -62,6 +62,9 @@ class MeasuredPoint(BaseModel):
     # Tokens already cached when a prompt came (llama-bench's pp512 @ d4096): its context is
     # depth + prompt.
     depth: int = Field(default=0, ge=0, le=100_000_000)
+    # The weights file's real size (llama-bench's size column), when it is known: the format
+    # keeps its mix of tensor sizes and is scaled to it, as `estimate --weights-gib` does.
+    weights_gib: float | None = Field(default=None, gt=0, le=1e6, allow_inf_nan=False)
 
     @field_validator("date")
     @classmethod
@@ -83,6 +86,11 @@ class MeasuredPoint(BaseModel):
         if self.depth >= self.context:
             raise ValueError(f"depth {self.depth} leaves no prompt in a context of {self.context}")
         return self
+
+    def weight_format(self, model: LlmModel) -> WeightFormat:
+        """The row's format, sized to its file when the row gives the file's size."""
+        fmt = get_format(self.format)
+        return sized_format(model, fmt, self.weights_gib) if self.weights_gib else fmt
 
     @property
     def prompt(self) -> int:
@@ -163,7 +171,7 @@ def check_points(points: list[MeasuredPoint], catalog: Catalog, path: Path, *, l
         try:
             hw = hardware_of(point, catalog)
             model = get_model(catalog, point.model)
-            fmt = get_format(point.format)
+            fmt = point.weight_format(model)
             runtime = get_runtime(point.runtime)
             if point.ubatch is not None:
                 with_ubatch(runtime, point.ubatch)
@@ -199,9 +207,10 @@ def evaluate(points: list[MeasuredPoint], catalog: Catalog, *, calibration: Cali
     served = calibration or current()
     in_engine = served.model_copy(update={"prefill_request_s": {}})
     for point in points:
+        model = get_model(catalog, point.model)
         est = estimate(
-            get_model(catalog, point.model),
-            point.format,
+            model,
+            point.weight_format(model),
             hardware_of(point, catalog),
             runtime=point.runtime,
             batch=point.batch,

@@ -9,7 +9,7 @@ from rackplanner.core.capacity.calibration import MeasuredPoint, hardware_of
 from rackplanner.core.capacity.classes import runtime_class
 from rackplanner.core.capacity.estimate import get_model
 from rackplanner.core.capacity.fitted import ANY, Calibration
-from rackplanner.core.capacity.formats import get_format, kv_element_bytes
+from rackplanner.core.capacity.formats import kv_element_bytes
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.runtime import get_runtime, with_ubatch
 from rackplanner.core.capacity.speed import (
@@ -80,7 +80,8 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         if point.ubatch is not None:
             runtime = with_ubatch(runtime, point.ubatch)
         kv = kv_element_bytes(point.kv_cache)
-        s = SpeedInputs.build(model, get_format(point.format), hw, runtime, kv_bytes=kv, calibration=unit)
+        fmt = point.weight_format(model)
+        s = SpeedInputs.build(model, fmt, hw, runtime, kv_bytes=kv, calibration=unit)
         chunk = min(point.prompt, runtime.prefill_chunk_tokens)
         if point.metric == "decode_tokens_per_s":
             b = point.batch
@@ -101,7 +102,7 @@ def features(points: list[MeasuredPoint], catalog: Catalog, numa: float | None =
         moe = moe_layer_count(model)
         experts = moe * (model.moe_experts or 0)
         allreduces = allreduce_count(s) / per
-        fp8 = point.metric != "decode_tokens_per_s" and on_fp8_peak(hw, get_format(point.format), runtime)
+        fp8 = point.metric != "decode_tokens_per_s" and on_fp8_peak(hw, fmt, runtime)
         out.append(
             Features(
                 point,

@@ -6,8 +6,9 @@ llama-bench prints by default (pasted with whatever surrounds it), or its ``-o c
 llama-bench names the model by its architecture, size and file type ("llama 8B Q4_K -
 Medium", llama.cpp's llama_model_ftype_name) and its parameter count, not by a catalog id: the
 model is the catalog's model of that parameter count (several of one shape are alike for the
-estimate), and the format is read from the file type. It does not name the machine in
-catalog terms, so the caller gives it.
+estimate), the format is read from the file type and sized to the file (llama-bench's size
+column), as ``estimate --weights-gib`` does. It does not name the machine in catalog terms,
+so the caller gives it.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class BenchRow:
     line: int
     model_desc: str  # "llama 8B Q4_K - Medium"
     params_b: float | None
+    size_gib: float | None  # the weights file, as llama-bench's size column gives it
     test: str  # "pp512", "tg128 @ d4096"
     tokens_per_s: float
     backend: str = ""
@@ -108,11 +110,13 @@ def _from_records(records: Any, path: Path) -> list[BenchRow]:
         test = f"pg{prompt},{gen}" if prompt and gen else f"pp{prompt}" if prompt else f"tg{gen}"
         test += f" @ d{depth}" if depth else ""
         n_params = _number(record.get("model_n_params"))
+        size_bytes = _number(record.get("model_size"))
         rows.append(
             BenchRow(
                 line=number,
                 model_desc=str(record.get("model_type") or ""),
                 params_b=n_params / 1e9 if n_params else None,
+                size_gib=size_bytes / 2**30 if size_bytes else None,
                 test=test,
                 tokens_per_s=_number(record.get("avg_ts")) or 0.0,
                 backend=str(record.get("backends") or ""),
@@ -156,6 +160,7 @@ def _from_markdown(text: str) -> list[BenchRow]:
                     line=number,
                     model_desc=row["model"],
                     params_b=_number(row.get("params")),
+                    size_gib=_gib(row.get("size")),
                     test=row["test"],
                     tokens_per_s=_number(row["t/s"]) or 0.0,
                     backend=row.get("backend", ""),
@@ -178,6 +183,14 @@ def _number(value: object) -> float | None:
         return float(value)
     found = _FIRST_NUMBER.search(str(value or ""))
     return float(found.group()) if found else None
+
+
+def _gib(text: str | None) -> float | None:
+    """GiB of llama-bench's "11.27 GiB" or "636.18 MiB"."""
+    number = _number(text)
+    unit = (text or "").split()[-1:] or [""]
+    scale = {"gib": 1.0, "mib": 1 / 1024, "tib": 1024.0}.get(unit[0].lower())
+    return number * scale if number and scale else None
 
 
 def _int(value: object) -> int | None:
@@ -283,9 +296,14 @@ def bench_points(
                 runtime_version=row.build,
                 kv_cache=kv,
                 ubatch=row.ubatch if row.ubatch and row.ubatch != 512 else None,
+                weights_gib=round(row.size_gib, 3) if row.size_gib else None,
             )
+            point.weight_format(found)  # a size no weights file has is named here
         except ValidationError as exc:
             skipped.append(f"{label}: {describe_validation_error(exc)}")
+            continue
+        except InputError as exc:
+            skipped.append(f"{label}: {exc}")
             continue
         points.append(point)
     return points, skipped
