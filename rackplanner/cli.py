@@ -319,6 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--sockets", type=int, default=1, metavar="N", help="CPU sockets (default 1)")
     bench.add_argument("--system", metavar="ID", help="catalog unified-memory machine")
     bench.add_argument("--model", metavar="ID", help="catalog LLM (default: the one of llama-bench's parameter count)")
+    bench.add_argument("--config", type=Path, metavar="JSON", help="a Hugging Face config.json instead of --model")
     bench.add_argument("--runtime", default="llama.cpp", help="llama.cpp (default) or ik_llama.cpp")
 
     capacity = sub.add_parser(

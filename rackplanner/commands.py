@@ -285,13 +285,15 @@ def calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
         sockets=args.sockets,
         system=args.system,
         model=args.model,
+        config=args.config,
         runtime=args.runtime,
     )
+    named = machine.given() or args.model or args.config
     if args.check:
-        print(check_report(args.measured, catalog, machine=machine if machine.given() or args.model else None))
+        print(check_report(args.measured, catalog, machine=machine if named else None))
         return 0
-    if machine.given() or args.model:
-        raise InputError("--gpu, --cpu, --system and --model name llama-bench's machine: they go with --check")
+    if named:
+        raise InputError("--gpu, --cpu, --system, --model and --config name llama-bench's run: they go with --check")
     if args.write:
         check_writable(args.measured)
     cal, cv = run(args.measured, catalog)

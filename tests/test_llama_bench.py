@@ -226,3 +226,18 @@ def test_sizes_in_mib_and_bytes_and_a_size_no_weights_file_has(tmp_path: Path) -
     table = "| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n"
     table += "| llama 1B Q4_K - Medium | 636.18 MiB | 1.10 B | Vulkan | 99 | tg128 | 762.37 ± 4.41 |\n"
     assert read_bench(table, tmp_path / "bench.md")[0].size_gib == pytest.approx(636.18 / 1024)
+
+
+def test_a_model_the_catalog_lacks_is_named_by_its_config(tmp_path: Path) -> None:
+    # Strix Halo logs (tests/data/llama-bench/README.md): Qwen3.6-35B-A3B, which the catalog lacks,
+    # and llama-2-7b. --config reads the model from its config.json (NVIDIA's NVFP4 checkpoint of
+    # the same architecture, tests/data/hf); the llama-2-7b rows are another model and are listed.
+    path = EXCERPT.parent / "strix-halo-qwen3.6-35b-a3b-llama2-7b.md"
+    config = EXCERPT.parent.parent / "hf" / "qwen3.6-35b-a3b-nvfp4" / "config.json"
+    system = "framework-desktop-ryzen-ai-max-395-128gb"
+    text = check_report(path, CATALOG, machine=BenchMachine(system=system, config=config))
+    assert "4 measurement(s)" in text
+    assert "1113.6" in text and "60.4" in text  # the Vulkan run's pp512 and tg128
+    assert text.count("6.74B parameters, not ") == 4
+    without = check_report(path, CATALOG, machine=BenchMachine(system=system))
+    assert "no catalog model has 35.51B parameters" in without

@@ -9,6 +9,7 @@ say whether the stated bands hold on your machine.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from rackplanner.core.capacity.calibration import (
 )
 from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band
 from rackplanner.core.capacity.llama_bench import bench_points, is_llama_bench, read_bench
+from rackplanner.core.catalog.hf import load_hf_config
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu
 from rackplanner.core.errors import InputError
@@ -38,6 +40,7 @@ class BenchMachine:
     sockets: int = 1
     system: str | None = None
     model: str | None = None
+    config: Path | None = None  # a Hugging Face config.json for a model the catalog lacks
     runtime: str = "llama.cpp"
 
     def given(self) -> bool:
@@ -70,8 +73,15 @@ def check_report(
             )
         rows = read_bench(text, path)
         hardware, count, gpu = machine.hardware(catalog)
+        model = machine.model
+        if machine.config is not None:
+            if model is not None:
+                raise InputError("name llama-bench's model with --model or --config, not both")
+            imported = load_hf_config(machine.config)
+            catalog = dataclasses.replace(catalog, parts={**catalog.parts, imported.id: imported})
+            model = imported.id
         points, skipped = bench_points(
-            rows, catalog, path, hardware=hardware, count=count, model=machine.model, runtime=machine.runtime, gpu=gpu
+            rows, catalog, path, hardware=hardware, count=count, model=model, runtime=machine.runtime, gpu=gpu
         )
         check_points(points, catalog, path, lines=[int(p.source.rsplit(" ", 1)[-1]) for p in points])
         if not points:
@@ -84,7 +94,7 @@ def check_report(
         if machine is not None:
             raise InputError(
                 f"{path}: a measurements CSV names its machine and model in each row: "
-                "--gpu, --cpu, --system and --model are for llama-bench output"
+                "--gpu, --cpu, --system, --model and --config are for llama-bench output"
             )
         points = load_points(path)
         check_points(points, catalog, path)

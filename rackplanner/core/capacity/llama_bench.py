@@ -40,6 +40,9 @@ _NO_GPU = re.compile(r"failed to initialize \w+|no \w+-capable device", re.IGNOR
 _GPU_FOUND = re.compile(r"found [1-9]\d* \w+ devices?", re.IGNORECASE)
 # Parameter-count match: llama-bench's markdown prints the count to 0.01 B.
 _PARAMS_TOLERANCE = 0.005
+# A row of another model than --model names (a GGUF may leave out a config's MTP layers or
+# vision tower, so a few percent apart is still the same model).
+_OTHER_MODEL = 0.05
 
 
 @dataclass(frozen=True)
@@ -268,6 +271,10 @@ def bench_points(
         found, why = (get_model(catalog, model), "") if model else model_of(row.params_b, catalog)
         if found is None:
             skipped.append(f"{label}: {why}")
+            continue
+        counted = llm_shape.parameter_count_b(found)
+        if model and row.params_b and abs(row.params_b - counted) > _OTHER_MODEL * counted:
+            skipped.append(f"{label}: {row.params_b:.2f}B parameters, not {found.id}'s {counted:.2f}B")
             continue
         # -ngl -1 (newer builds' "all") and 99 put every layer on the GPU.
         if gpu and row.gpu_layers is not None and 0 <= row.gpu_layers < found.layers:
