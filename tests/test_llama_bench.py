@@ -241,3 +241,18 @@ def test_a_model_the_catalog_lacks_is_named_by_its_config(tmp_path: Path) -> Non
     assert text.count("6.74B parameters, not ") == 4
     without = check_report(path, CATALOG, machine=BenchMachine(system=system))
     assert "no catalog model has 35.51B parameters" in without
+
+
+def test_a_log_that_found_more_gpus_than_the_count_is_not_checked_as_fewer(tmp_path: Path) -> None:
+    # As on a Raspberry Pi 5 with an RX 7900 XT, whose own V3D iGPU Vulkan also finds
+    # (geerlingguy/ai-benchmarks issue 23): llama.cpp split the layers over both.
+    text = "ggml_vulkan: Found 2 Vulkan devices:\n"
+    text += "| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n"
+    text += "| qwen2 14B Q4_K - Medium | 8.37 GiB | 14.77 B | Vulkan | 99 | tg128 | 7.16 ± 0.15 |\n"
+    rows = read_bench(text, tmp_path / "bench.md")
+    points, skipped = bench_points(rows, CATALOG, tmp_path, hardware="rx-7900-xt", count=1)
+    assert points == [] and "the log found 2 GPUs, and llama.cpp splits over all it finds; --count says 1" in skipped[0]
+    # With the count it found, the row is checked: and "qwen2" picks Qwen2.5-14B over Qwen3-14B,
+    # which has the same parameter count (14.77B) but another shape.
+    points, _ = bench_points(rows, CATALOG, tmp_path, hardware="rx-7900-xt", count=2)
+    assert [p.model for p in points] == ["qwen2.5-14b"]

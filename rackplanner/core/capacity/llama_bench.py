@@ -37,7 +37,7 @@ _MIX = {"Small": "_s", "Medium": "_m", "Large": "_l"}
 _TEST = re.compile(r"^(pp|tg)\s*(\d+)(?:\s*@\s*d(\d+))?$")  # builds of early 2024 wrote "pp 512"
 _FIRST_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _NO_GPU = re.compile(r"failed to initialize \w+|no \w+-capable device", re.IGNORECASE)
-_GPU_FOUND = re.compile(r"found [1-9]\d* \w+ devices?", re.IGNORECASE)
+_GPU_FOUND = re.compile(r"found ([1-9]\d*) \w+ devices?", re.IGNORECASE)
 # Parameter-count match: llama-bench's markdown prints the count to 0.01 B.
 _PARAMS_TOLERANCE = 0.005
 # A row of another model than --model names (a GGUF may leave out a config's MTP layers or
@@ -62,6 +62,7 @@ class BenchRow:
     split_mode: str = ""
     kv_in_ram: bool = False  # -nkvo 1: the KV cache stays in system RAM
     no_gpu_found: bool = False  # the log above the table says the backend found no GPU
+    gpus_found: int | None = None  # "found 2 CUDA devices" in the log above the table
     build: str = ""
 
 
@@ -140,6 +141,7 @@ def _from_markdown(text: str) -> list[BenchRow]:
     header: list[str] | None = None
     build = ""
     no_gpu = False
+    gpus: int | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else None
         if cells is None:
@@ -148,9 +150,12 @@ def _from_markdown(text: str) -> list[BenchRow]:
             build = found.group(1) if found else build
             # ggml's log before a table: "failed to initialize CUDA: no CUDA-capable device is
             # detected" means the run that follows ran on the CPU whatever its backend column says.
+            devices = _GPU_FOUND.search(line)
             if _NO_GPU.search(line):
-                no_gpu = True
-            elif found or _GPU_FOUND.search(line):
+                no_gpu, gpus = True, None
+            elif devices:
+                no_gpu, gpus = False, int(devices.group(1))
+            elif found:
                 no_gpu = False
             continue
         names = [c.lower() for c in cells]
@@ -173,6 +178,7 @@ def _from_markdown(text: str) -> list[BenchRow]:
                     split_mode=row.get("sm", ""),
                     kv_in_ram=row.get("nkvo", "0") not in ("0", ""),
                     no_gpu_found=no_gpu,
+                    gpus_found=gpus,
                     build=build,
                 )
             )
@@ -223,16 +229,24 @@ def _same_shape(a: LlmModel, b: LlmModel) -> bool:
     return all(getattr(a, key) == getattr(b, key) for key in keys)
 
 
-def model_of(params_b: float | None, catalog: Catalog) -> tuple[LlmModel | None, str]:
-    """The catalog model of llama-bench's parameter count, or None and why not."""
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def model_of(params_b: float | None, catalog: Catalog, arch: str = "") -> tuple[LlmModel | None, str]:
+    """The catalog model of llama-bench's parameter count (and, between models of one count
+    but different shapes, of its architecture name: "qwen2" for Qwen2.5, "qwen3" for Qwen3),
+    or None and why not."""
     if params_b is None:
         return None, "the output gives no parameter count: give --model"
     models = [p for p in catalog.parts.values() if isinstance(p, LlmModel)]
     near = [m for m in models if abs(llm_shape.parameter_count_b(m) - params_b) <= _PARAMS_TOLERANCE * params_b]
     if not near:
         return None, f"no catalog model has {params_b:.2f}B parameters: give --model (your own with --catalog DIR)"
-    if all(_same_shape(near[0], m) for m in near[1:]):
-        return near[0], ""
+    named = [m for m in near if arch and _letters(m.family).startswith(_letters(arch))]
+    for group in (near, named):
+        if group and all(_same_shape(group[0], m) for m in group[1:]):
+            return group[0], ""
     ids = ", ".join(m.id for m in near)
     return None, f"{params_b:.2f}B parameters fits several catalog models of different shapes ({ids}): give --model"
 
@@ -260,6 +274,10 @@ def bench_points(
         if gpu and row.no_gpu_found:
             skipped.append(f"{label}: the log above the table says no GPU was found, so the run was on the CPU")
             continue
+        if gpu and row.gpus_found and row.gpus_found != count:
+            found_note = f"the log found {row.gpus_found} GPUs, and llama.cpp splits over all it finds"
+            skipped.append(f"{label}: {found_note}; --count says {count}")
+            continue
         if row.kv_in_ram:
             skipped.append(f"{label}: a KV cache kept in system RAM (-nkvo 1) is not checked here")
             continue
@@ -268,7 +286,8 @@ def bench_points(
         if fmt is None:
             skipped.append(f"{label}: file type not known here")
             continue
-        found, why = (get_model(catalog, model), "") if model else model_of(row.params_b, catalog)
+        arch = row.model_desc.split(" ", 1)[0]
+        found, why = (get_model(catalog, model), "") if model else model_of(row.params_b, catalog, arch)
         if found is None:
             skipped.append(f"{label}: {why}")
             continue
