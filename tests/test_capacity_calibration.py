@@ -161,3 +161,40 @@ def test_a_broken_measurement_file_gets_one_line_naming_file_and_field(tmp_path:
         handle.truncate(30_000_000)
     result = run_cli("calibrate", str(huge), "--check")
     assert result.returncode == 2 and "is more than a measurements file may be (20.0 MB)" in result.stderr
+
+
+def test_a_chip_makers_band_is_its_own_held_out_error_where_it_has_enough_points(
+    calibrated: tuple[Calibration, CrossValidation], calibration_catalog: Catalog
+) -> None:
+    from rackplanner.core.capacity.fit import MIN_MAKER_POINTS
+    from rackplanner.core.capacity.fitted import error_band_key
+    from rackplanner.core.capacity.hardware import from_gpu
+
+    fresh, cv = calibrated
+    # Held out, AMD's HBM parts (MI300X under ROCm builds of 2023-25) stray much further than
+    # NVIDIA's: each maker's band is read off its own held-out rows of the class.
+    amd, nvidia = fresh.error_bands["decode|gpu-hbm|amd"], fresh.error_bands["decode|gpu-hbm|nvidia"]
+    assert amd.points == len(cv.errors("decode", "gpu-hbm|amd")) >= MIN_MAKER_POINTS
+    assert amd.p90 > nvidia.p90
+    assert error_band_key(fresh, from_gpu(calibration_catalog, "mi300x", 8), "decode") == "gpu-hbm|amd"
+    # Intel's GDDR cards have fewer decode rows than a band of their own needs: the class's band.
+    intel = len(cv.errors("decode", "gpu-gddr|intel"))
+    assert 0 < intel < MIN_MAKER_POINTS and "decode|gpu-gddr|intel" not in fresh.error_bands
+    assert error_band_key(fresh, from_gpu(calibration_catalog, "arc-b580"), "decode") == "gpu-gddr"
+
+
+def test_the_band_key_falls_back_from_maker_to_class_to_all() -> None:
+    from rackplanner.core.capacity.fitted import ErrorBand, error_band_key
+    from rackplanner.core.capacity.hardware import from_gpu
+    from rackplanner.core.catalog.loading import load_catalog
+
+    catalog = load_catalog([Path(__file__).parent.parent / "catalog"])
+    band = ErrorBand(points=10, median=0.1, p90=0.3)
+    hw = from_gpu(catalog, "rtx-4090")
+    for bands, key in (
+        ({"decode|gpu-gddr|nvidia": band, "decode|gpu-gddr": band, "decode|all": band}, "gpu-gddr|nvidia"),
+        ({"decode|gpu-gddr": band, "decode|all": band}, "gpu-gddr"),
+        ({"decode|all": band}, "all"),
+        ({}, None),
+    ):
+        assert error_band_key(current().model_copy(update={"error_bands": bands}), hw, "decode") == key

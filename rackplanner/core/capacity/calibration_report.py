@@ -48,6 +48,11 @@ def report_table(cal: Calibration, cv: CrossValidation) -> str:
             if found is None:
                 continue
             lines.append(f"| {metric} | {band or 'all'} | {found.points} | {found.median:.0%} | {found.p90:.0%} |")
+            # The class's chip makers with a band of their own (the estimate states theirs).
+            for key in sorted(k for k in cal.error_bands if band and k.startswith(f"{metric}|{band}|")):
+                mine = cal.error_bands[key]
+                maker = key.rsplit("|", 1)[-1]
+                lines.append(f"| {metric} | {band}, {maker} | {mine.points} | {mine.median:.0%} | {mine.p90:.0%} |")
     return "\n".join(lines)
 
 

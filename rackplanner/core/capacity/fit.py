@@ -38,7 +38,7 @@ from rackplanner.core.capacity.fitted import (
     ANY,
     Calibration,
     ErrorBand,
-    band_class,
+    band_keys,
     decode_keys,
     fixed_pass_s,
     fp8_prefill_factor,
@@ -49,6 +49,7 @@ from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.catalog.loading import Catalog
 
 MIN_CLASS_POINTS = 3
+MIN_MAKER_POINTS = 10  # a chip maker's own band in a class: read off its held-out points alone
 # Prompts each way (FP8 and 16-bit) an architecture needs for its FP8 factor: SGLang's
 # cookbook measured two prompt lengths per model on the B200.
 MIN_FP8_PAIR_POINTS = 2
@@ -453,14 +454,15 @@ def fit(
 @dataclass
 class CrossValidation:
     rows: list[PointError]
-    # Error-band class of each row's hardware (fitted.band_class), in the order of ``rows``.
-    bands: list[str]
+    bands: list[list[str]]  # each row's hardware's band classes (fitted.band_keys), in order
 
     def errors(self, metric: str, band: str | None = None) -> list[float]:
         return [
             abs(r.relative_error)
-            for r, row_band in zip(self.rows, self.bands, strict=True)
-            if r.relative_error is not None and r.point.metric.startswith(metric) and band in (None, row_band)
+            for r, row_bands in zip(self.rows, self.bands, strict=True)
+            if r.relative_error is not None
+            and r.point.metric.startswith(metric)
+            and (band is None or band in row_bands)
         ]
 
     def band(self, metric: str, band: str | None = None) -> ErrorBand | None:
@@ -479,15 +481,18 @@ def cross_validate(points: list[MeasuredPoint], catalog: Catalog) -> CrossValida
         held_out = [p for p in benchmark if p.group == group]
         cal = fit([p for p in benchmark if p.group != group], catalog)
         rows.extend(evaluate(held_out, catalog, calibration=cal).rows)
-    return CrossValidation(rows, [band_class(hardware_of(row.point, catalog)) for row in rows])
+    return CrossValidation(rows, [band_keys(hardware_of(row.point, catalog)) for row in rows])
 
 
 def with_error_bands(cal: Calibration, cv: CrossValidation) -> Calibration:
-    """``cal`` carrying the cross-validated error of each metric and hardware class."""
+    """``cal`` carrying the cross-validated error of each metric and hardware class, and of
+    each class's chip makers that have enough held-out points to say their own."""
     bands: dict[str, ErrorBand] = {}
+    makers = sorted({keys[0] for keys in cv.bands})
     for metric in ("decode", "prefill"):
-        for band in (None, "gpu-hbm", "gpu-gddr", "unified", "cpu"):
+        for band in (None, "gpu-hbm", "gpu-gddr", "unified", "cpu", *makers):
+            least = MIN_MAKER_POINTS if band in makers else MIN_CLASS_POINTS
             found = cv.band(metric, band)
-            if found is not None and found.points >= MIN_CLASS_POINTS:
+            if found is not None and found.points >= least:
                 bands[f"{metric}|{band or 'all'}"] = found
     return cal.model_copy(update={"error_bands": bands})

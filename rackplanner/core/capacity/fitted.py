@@ -216,9 +216,22 @@ def band_class(hw: Hardware) -> str:
     return "gpu-hbm" if tech_family(hw.mem_tech) == "HBM" else "gpu-gddr"
 
 
+def band_keys(hw: Hardware) -> list[str]:
+    """``hw``'s error-band classes, narrowest first: its class of its chip maker's (the
+    maker's software stack sets how far runs stray: CUDA, ROCm, Metal), then the class."""
+    return [f"{band_class(hw)}|{hw.vendor}", band_class(hw)]
+
+
+def error_band_key(cal: Calibration, hw: Hardware, metric: str) -> str | None:
+    """The band class whose held-out error ``hw`` gets for ``metric``: the narrowest one
+    with enough measurements, else all hardware's."""
+    return next((key for key in [*band_keys(hw), "all"] if f"{metric}|{key}" in cal.error_bands), None)
+
+
 def error_band(cal: Calibration, hw: Hardware, metric: str) -> ErrorBand | None:
     """The cross-validated error for ``metric`` (decode or prefill) on hardware like ``hw``."""
-    return cal.error_bands.get(f"{metric}|{band_class(hw)}") or cal.error_bands.get(f"{metric}|all")
+    key = error_band_key(cal, hw, metric)
+    return cal.error_bands[f"{metric}|{key}"] if key else None
 
 
 FITTED_FILE = "fitted_constants.json"

@@ -13,7 +13,13 @@ from rackplanner.core.capacity.failures import (
     failure_budget,
     format_failure_budget,
 )
-from rackplanner.core.capacity.fitted import Calibration, ErrorBand, band_class, current, error_band, thin_class_notes
+from rackplanner.core.capacity.fitted import (
+    Calibration,
+    ErrorBand,
+    current,
+    error_band_key,
+    thin_class_notes,
+)
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
 from rackplanner.core.capacity.layouts import WeightFormat
 from rackplanner.core.capacity.model_shape import format_model_shape
@@ -132,18 +138,33 @@ def _thin_sentences(cal: Calibration, hw: Hardware, runtime_id: str) -> str:
     return "".join(f" {note[0].upper()}{note[1:]}." for note in notes)
 
 
+_MAKERS = {"nvidia": "NVIDIA", "amd": "AMD", "apple": "Apple", "intel": "Intel"}
+
+
+def _band_label(key: str) -> str:
+    """ "NVIDIA gpu-gddr" for the band class key "gpu-gddr|nvidia"; "all" for all hardware."""
+    band, _, maker = key.partition("|")
+    return f"{_MAKERS.get(maker, maker)} {band}" if maker else band
+
+
 def _trust_bands(cal: Calibration, hw: Hardware) -> str:
-    parts = []
+    parts: list[str] = []
+    keys: list[str] = []
     for metric in ("decode", "prefill"):
-        band = error_band(cal, hw, metric)
-        if band is not None:
-            parts.append(f"{metric} typically ±{band.median:.0%} (90% within ±{band.p90:.0%})")
+        key = error_band_key(cal, hw, metric)
+        if key is None:
+            continue
+        band = cal.error_bands[f"{metric}|{key}"]
+        # Each figure says whose runs it comes from when that differs from the first one's.
+        whose = f" on {_band_label(key)} hardware" if keys and key != keys[0] else ""
+        parts.append(f"{metric} typically ±{band.median:.0%} (90% within ±{band.p90:.0%}){whose}")
+        keys.append(key)
     # A prompt speed on a peak no sheet gave is said beside its error, not only in a tooltip.
     peaks = _derived_sentence(hw.derived_peaks)
     if not parts:
         return "Speeds: no measurement of this kind of hardware, so their error is unknown." + peaks
     held_out = f"tested on published runs held out from the fit: {', '.join(parts)}."
-    return f"Speeds on {band_class(hw)} hardware, {held_out}{peaks}"
+    return f"Speeds on {_band_label(keys[0])} hardware, {held_out}{peaks}"
 
 
 def _band(band: ErrorBand | None) -> str:
