@@ -452,15 +452,16 @@ def test_training_tab_is_filled_when_it_is_shown(colo: tuple[PlanDocument, Capac
 
 def test_table_note_says_how_far_the_speeds_are_off(colo: tuple[PlanDocument, CapacityDock]) -> None:
     _document, dock = colo
-    # Four A100 80GB PCIe (HBM2e): the held-out error of NVIDIA's HBM GPUs, as fitted_constants.json
-    # stores it from `rackplanner calibrate tests/data/measured.csv` (AMD's HBM parts have their own).
+    # Four A100 80GB PCIe (HBM2e): the held-out error of the HBM GPU class, as fitted_constants.json
+    # stores it from `rackplanner calibrate tests/data/measured.csv`. NVIDIA's HBM runs stray less
+    # than the class's, so they take the class's band; AMD's stray further and have a wider one.
     bands = current().error_bands
-    decode, prefill = bands["decode|gpu-hbm|nvidia"], bands["prefill|gpu-hbm|nvidia"]
+    decode, prefill = bands["decode|gpu-hbm"], bands["prefill|gpu-hbm"]
     note = dock.table_note.text()
     assert f"decode typically ±{decode.median:.0%} (90% within ±{decode.p90:.0%})" in note
     assert f"prefill typically ±{prefill.median:.0%}" in note
-    assert "Speeds on NVIDIA gpu-hbm hardware" in note
-    assert decode.p90 < bands["decode|gpu-hbm"].p90 < bands["decode|gpu-hbm|amd"].p90
+    assert "Speeds on gpu-hbm hardware" in note
+    assert "decode|gpu-hbm|nvidia" not in bands and decode.p90 < bands["decode|gpu-hbm|amd"].p90
 
 
 def _home_rig_with(catalog: Catalog, gpu: str) -> Plan:

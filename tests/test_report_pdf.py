@@ -181,12 +181,11 @@ def test_home_rig_prices_dates_and_unpriced_parts(qapp: object, catalog: Catalog
     # Catalog price sources are listed in full at the end of the BOM.
     assert "Price sources" in text and "chipversus.com" in text
     assert "Home rig" in text and "Machines not in a rack" in text
-    # The capacity page says how far its speeds are off for NVIDIA's GDDR GPUs, held out (README
-    # table: the class's NVIDIA rows have a band of their own).
+    # The capacity page says how far its speeds are off for GDDR GPUs, held out (README table).
     capacity_page = flat(page_text(path, s[titles.CAPACITY]))
-    band = current().error_bands["decode|gpu-gddr|nvidia"]
+    band = current().error_bands["decode|gpu-gddr"]
     assert f"decode typically ±{band.median:.0%} (90% within ±{band.p90:.0%})" in capacity_page
-    assert "Speeds on NVIDIA gpu-gddr hardware, tested on published runs held out from the fit" in capacity_page
+    assert "Speeds on gpu-gddr hardware, tested on published runs held out from the fit" in capacity_page
 
 
 @needs_pdftotext

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from rackplanner.core.capacity.calibration import check_points, load_points
 from rackplanner.core.capacity.classes import OWN_STEP_COST
-from rackplanner.core.capacity.fit import CrossValidation, cross_validate, fit, with_error_bands
+from rackplanner.core.capacity.error_bands import maker_bands, with_error_bands
+from rackplanner.core.capacity.fit import CrossValidation, cross_validate, fit
 from rackplanner.core.capacity.fitted import FITTED_FILE, Calibration
 from rackplanner.core.capacity.thin_classes import with_thin_classes
 from rackplanner.core.catalog.loading import Catalog
@@ -48,11 +49,12 @@ def report_table(cal: Calibration, cv: CrossValidation) -> str:
             if found is None:
                 continue
             lines.append(f"| {metric} | {band or 'all'} | {found.points} | {found.median:.0%} | {found.p90:.0%} |")
-            # The class's chip makers with a band of their own (the estimate states theirs).
-            for key in sorted(k for k in cal.error_bands if band and k.startswith(f"{metric}|{band}|")):
-                mine = cal.error_bands[key]
-                maker = key.rsplit("|", 1)[-1]
-                lines.append(f"| {metric} | {band}, {maker} | {mine.points} | {mine.median:.0%} | {mine.p90:.0%} |")
+            # The class's chip makers with enough held-out runs to say their own error; the
+            # estimate states a maker's where it is wider than the class's.
+            for key, mine in maker_bands(cv, metric).items():
+                if band and key.startswith(f"{band}|"):
+                    maker = key.split("|")[1]
+                    lines.append(f"| {metric} | {band}, {maker} | {mine.points} | {mine.median:.0%} | {mine.p90:.0%} |")
     return "\n".join(lines)
 
 

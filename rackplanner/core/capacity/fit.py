@@ -49,7 +49,6 @@ from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.catalog.loading import Catalog
 
 MIN_CLASS_POINTS = 3
-MIN_MAKER_POINTS = 10  # a chip maker's own band in a class: read off its held-out points alone
 # Prompts each way (FP8 and 16-bit) an architecture needs for its FP8 factor: SGLang's
 # cookbook measured two prompt lengths per model on the B200.
 MIN_FP8_PAIR_POINTS = 2
@@ -482,17 +481,3 @@ def cross_validate(points: list[MeasuredPoint], catalog: Catalog) -> CrossValida
         cal = fit([p for p in benchmark if p.group != group], catalog)
         rows.extend(evaluate(held_out, catalog, calibration=cal).rows)
     return CrossValidation(rows, [band_keys(hardware_of(row.point, catalog)) for row in rows])
-
-
-def with_error_bands(cal: Calibration, cv: CrossValidation) -> Calibration:
-    """``cal`` carrying the cross-validated error of each metric and hardware class, and of
-    each class's chip makers that have enough held-out points to say their own."""
-    bands: dict[str, ErrorBand] = {}
-    makers = sorted({keys[0] for keys in cv.bands})
-    for metric in ("decode", "prefill"):
-        for band in (None, "gpu-hbm", "gpu-gddr", "unified", "cpu", *makers):
-            least = MIN_MAKER_POINTS if band in makers else MIN_CLASS_POINTS
-            found = cv.band(metric, band)
-            if found is not None and found.points >= least:
-                bands[f"{metric}|{band or 'all'}"] = found
-    return cal.model_copy(update={"error_bands": bands})
