@@ -16,13 +16,14 @@ from pathlib import Path
 
 from rackplanner.core.capacity.calibration import (
     MAX_MEASURED_BYTES,
+    MeasuredPoint,
     check_points,
     evaluate,
     hardware_of,
     load_points,
 )
 from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band
-from rackplanner.core.capacity.llama_bench import bench_points, is_llama_bench, read_bench
+from rackplanner.core.capacity.llama_bench import bench_points, is_llama_bench, read_bench, source_line
 from rackplanner.core.catalog.hf import load_hf_config
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu
@@ -56,6 +57,38 @@ class BenchMachine:
         return hardware, count, self.gpu is not None and isinstance(catalog.get(hardware), Gpu)
 
 
+def _bench_points(
+    path: Path, text: str, catalog: Catalog, machine: BenchMachine | None
+) -> tuple[list[MeasuredPoint], list[str], Catalog]:
+    """llama-bench's results on ``machine`` as points, the rows not checked and why, and the
+    catalog with ``--config``'s model in it."""
+    if machine is None:
+        raise InputError(
+            f"{path}: llama-bench output does not name the machine in catalog terms: "
+            "give --gpu ID [--count N], --system ID or --cpu ID [--sockets N]"
+        )
+    rows = read_bench(text, path)
+    hardware, count, gpu = machine.hardware(catalog)
+    model = machine.model
+    if machine.config is not None:
+        if model is not None:
+            raise InputError("name llama-bench's model with --model or --config, not both")
+        imported = load_hf_config(machine.config)
+        catalog = dataclasses.replace(catalog, parts={**catalog.parts, imported.id: imported})
+        model = imported.id
+    points, skipped = bench_points(
+        rows, catalog, path, hardware=hardware, count=count, model=model, runtime=machine.runtime, gpu=gpu
+    )
+    check_points(points, catalog, path, lines=[source_line(p) for p in points])
+    if not points:
+        raise InputError(
+            f"{path}: none of its {len(rows)} llama-bench result(s) can be checked: "
+            + "; ".join(skipped[:4])
+            + (f"; and {len(skipped) - 4} more" if len(skipped) > 4 else "")
+        )
+    return points, skipped, catalog
+
+
 def check_report(
     path: Path, catalog: Catalog, calibration: Calibration | None = None, *, machine: BenchMachine | None = None
 ) -> str:
@@ -66,30 +99,7 @@ def check_report(
     text = read_text(path, what="measurements", max_bytes=MAX_MEASURED_BYTES)
     skipped: list[str] = []
     if is_llama_bench(text):
-        if machine is None:
-            raise InputError(
-                f"{path}: llama-bench output does not name the machine in catalog terms: "
-                "give --gpu ID [--count N], --system ID or --cpu ID [--sockets N]"
-            )
-        rows = read_bench(text, path)
-        hardware, count, gpu = machine.hardware(catalog)
-        model = machine.model
-        if machine.config is not None:
-            if model is not None:
-                raise InputError("name llama-bench's model with --model or --config, not both")
-            imported = load_hf_config(machine.config)
-            catalog = dataclasses.replace(catalog, parts={**catalog.parts, imported.id: imported})
-            model = imported.id
-        points, skipped = bench_points(
-            rows, catalog, path, hardware=hardware, count=count, model=model, runtime=machine.runtime, gpu=gpu
-        )
-        check_points(points, catalog, path, lines=[int(p.source.rsplit(" ", 1)[-1]) for p in points])
-        if not points:
-            raise InputError(
-                f"{path}: none of its {len(rows)} llama-bench result(s) can be checked: "
-                + "; ".join(skipped[:4])
-                + (f"; and {len(skipped) - 4} more" if len(skipped) > 4 else "")
-            )
+        points, skipped, catalog = _bench_points(path, text, catalog, machine)
     else:
         if machine is not None:
             raise InputError(

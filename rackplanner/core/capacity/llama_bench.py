@@ -251,6 +251,11 @@ def model_of(params_b: float | None, catalog: Catalog, arch: str = "") -> tuple[
     return None, f"{params_b:.2f}B parameters fits several catalog models of different shapes ({ids}): give --model"
 
 
+def source_line(point: MeasuredPoint) -> int:
+    """The line of llama-bench's output a point came from ("bench.md line 12")."""
+    return int(point.source.rsplit(" line ", 1)[-1])
+
+
 def bench_points(
     rows: list[BenchRow],
     catalog: Catalog,
