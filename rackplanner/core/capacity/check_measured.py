@@ -103,8 +103,9 @@ def check_report(
     else:
         if machine is not None:
             raise InputError(
-                f"{path}: a measurements CSV names its machine and model in each row: "
-                "--gpu, --cpu, --system, --model and --config are for llama-bench output"
+                f"{path}: not llama-bench output (no table with model, test and t/s columns, no avg_ts "
+                "results); --gpu, --cpu, --system, --model and --config are for llama-bench output, and a "
+                "measurements CSV names its machine and model in each row"
             )
         points = load_points(path)
         check_points(points, catalog, path)
