@@ -288,11 +288,10 @@ def calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
         config=args.config,
         runtime=args.runtime,
     )
-    named = machine.given() or args.model or args.config
     if args.check:
-        print(check_report(args.measured, catalog, machine=machine if named else None))
+        print(check_report(args.measured, catalog, machine=machine if machine.given() else None))
         return 0
-    if named:
+    if machine.given():
         raise InputError("--gpu, --cpu, --system, --model and --config name llama-bench's run: they go with --check")
     if args.write:
         check_writable(args.measured)

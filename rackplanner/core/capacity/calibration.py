@@ -137,10 +137,12 @@ class ErrorTable(BaseModel):
 MAX_MEASURED_BYTES = 20_000_000
 
 
-def load_points(path: Path) -> list[MeasuredPoint]:
-    """The measured points of a CSV; InputError names the line of a bad row."""
-    # A measurement file is a few thousand rows; a huge one is refused before it is read whole.
-    text = files.read_text(path, what="measurements", max_bytes=MAX_MEASURED_BYTES)
+def load_points(path: Path, text: str | None = None) -> list[MeasuredPoint]:
+    """The measured points of a CSV (``text``, when the caller has read it); InputError names
+    the line of a bad row."""
+    if text is None:
+        # A measurement file is a few thousand rows; a huge one is refused before it is read whole.
+        text = files.read_text(path, what="measurements", max_bytes=MAX_MEASURED_BYTES)
     try:
         rows = list(csv.DictReader(io.StringIO(text, newline="")))
     except csv.Error as exc:
@@ -164,10 +166,11 @@ def load_points(path: Path) -> list[MeasuredPoint]:
     return points
 
 
-def check_points(points: list[MeasuredPoint], catalog: Catalog, path: Path, *, lines: list[int] | None = None) -> None:
+def check_points(points: list[MeasuredPoint], catalog: Catalog, path: Path, *, places: list[str] | None = None) -> None:
     """Every point's hardware, model, format and runtime are known and go together;
-    InputError names the line (as load_points read them, from line 2, unless ``lines`` says)."""
-    for number, point in zip(lines or range(2, len(points) + 2), points, strict=True):
+    InputError names the line (as load_points read them, from line 2, unless ``places`` says)."""
+    default = [f"line {n}" for n in range(2, len(points) + 2)]
+    for place, point in zip(places or default, points, strict=True):
         try:
             hw = hardware_of(point, catalog)
             model = get_model(catalog, point.model)
@@ -177,7 +180,7 @@ def check_points(points: list[MeasuredPoint], catalog: Catalog, path: Path, *, l
                 with_ubatch(runtime, point.ubatch)
             estimate(model, fmt, hw, runtime=runtime, batch=1, context=1, kv_cache=point.kv_cache, with_training=False)
         except InputError as exc:
-            raise InputError(f"{path}: line {number} ({point.point}): {exc}") from None
+            raise InputError(f"{path}: {place} ({point.point}): {exc}") from None
 
 
 def hardware_of(point: MeasuredPoint, catalog: Catalog) -> Hardware:

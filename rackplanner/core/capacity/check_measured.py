@@ -23,7 +23,7 @@ from rackplanner.core.capacity.calibration import (
     load_points,
 )
 from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band
-from rackplanner.core.capacity.llama_bench import bench_points, is_llama_bench, read_bench, source_line
+from rackplanner.core.capacity.llama_bench import bench_points, is_llama_bench, read_bench, source_place
 from rackplanner.core.catalog.hf import load_hf_config
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu
@@ -45,7 +45,8 @@ class BenchMachine:
     runtime: str = "llama.cpp"
 
     def given(self) -> bool:
-        return bool(self.gpu or self.cpu or self.system)
+        """Whether any option naming llama-bench's run was given."""
+        return bool(self.gpu or self.cpu or self.system or self.model or self.config)
 
     def hardware(self, catalog: Catalog) -> tuple[str, int, bool]:
         """The hardware id, how many of it, and whether it is a GPU."""
@@ -79,7 +80,7 @@ def _bench_points(
     points, skipped = bench_points(
         rows, catalog, path, hardware=hardware, count=count, model=model, runtime=machine.runtime, gpu=gpu
     )
-    check_points(points, catalog, path, lines=[source_line(p) for p in points])
+    check_points(points, catalog, path, places=[source_place(p, path) for p in points])
     if not points:
         raise InputError(
             f"{path}: none of its {len(rows)} llama-bench result(s) can be checked: "
@@ -107,7 +108,7 @@ def check_report(
                 "results); --gpu, --cpu, --system, --model and --config are for llama-bench output, and a "
                 "measurements CSV names its machine and model in each row"
             )
-        points = load_points(path)
+        points = load_points(path, text)
         check_points(points, catalog, path)
     table = evaluate(points, catalog, calibration=cal)
     lines = [

@@ -218,13 +218,14 @@ def band_class(hw: Hardware) -> str:
 
 def band_keys(hw: Hardware) -> list[str]:
     """``hw``'s error-band classes, narrowest first: its class of its chip maker's (the
-    maker's software stack sets how far runs stray: CUDA, ROCm, Metal), then the class."""
+    maker's software stack sets how far runs stray: CUDA, ROCm, Metal), then the class.
+    Calibrations store a maker's band only where it is wider than its class's (error_bands.py)."""
     return [f"{band_class(hw)}|{hw.vendor}", band_class(hw)]
 
 
 def error_band_key(cal: Calibration, hw: Hardware, metric: str) -> str | None:
-    """The band class whose held-out error ``hw`` gets for ``metric``: the narrowest one
-    with enough measurements, else all hardware's."""
+    """The band class whose held-out error ``hw`` gets for ``metric``: its maker's where the
+    calibration has one, else its class's, else all hardware's."""
     return next((key for key in [*band_keys(hw), "all"] if f"{metric}|{key}" in cal.error_bands), None)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
-import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ from rackplanner.core.catalog import llm_shape
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError, describe_validation_error
+from rackplanner.core.files import parse_json
 
 # The K-quant mixes' sizes as llama_model_ftype_name writes them ("Q4_K - Medium").
 _MIX = {"Small": "_s", "Medium": "_m", "Large": "_l"}
@@ -49,7 +50,7 @@ _OTHER_MODEL = 0.05
 class BenchRow:
     """One llama-bench result: a prompt (pp) or generation (tg) test of one model."""
 
-    line: int
+    place: str  # where in the output: "line 12", or "result 3" of a JSON list
     model_desc: str  # "llama 8B Q4_K - Medium"
     params_b: float | None
     size_gib: float | None  # the weights file, as llama-bench's size column gives it
@@ -82,11 +83,17 @@ def read_bench(text: str, path: Path) -> list[BenchRow]:
     """The results in llama-bench output of any of its formats; InputError when none."""
     stripped = text.lstrip()
     if stripped.startswith("["):
-        rows = _from_records(_json(stripped, path), path)
+        records = _json(stripped, path)
+        places = [f"result {n}" for n in range(1, len(records) + 1)] if isinstance(records, list) else []
+        rows = _from_records(records, places, path)
     elif stripped.startswith("{"):
-        rows = _from_records([_json(line, path) for line in stripped.splitlines() if line.strip()], path)
+        lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+        rows = _from_records([_json(line, path) for _, line in lines], [f"line {n}" for n, _ in lines], path)
     elif "avg_ts" in stripped.split("\n", 1)[0]:
-        rows = _from_records(list(csv.DictReader(io.StringIO(stripped, newline=""))), path)
+        records = list(csv.DictReader(io.StringIO(stripped, newline="")))
+        # Under the header: a CSV record per line from line 2 (llama-bench quotes no newline).
+        skipped_lines = text[: len(text) - len(stripped)].count("\n")
+        rows = _from_records(records, [f"line {n + 2 + skipped_lines}" for n in range(len(records))], path)
     else:
         rows = _from_markdown(text)
     if not rows:
@@ -95,20 +102,17 @@ def read_bench(text: str, path: Path) -> list[BenchRow]:
 
 
 def _json(text: str, path: Path) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{path}: not llama-bench JSON ({exc})") from None
+    return parse_json(text, origin=str(path), what="llama-bench output")
 
 
-def _from_records(records: Any, path: Path) -> list[BenchRow]:
+def _from_records(records: Any, places: list[str], path: Path) -> list[BenchRow]:
     """Rows of -o json / jsonl / csv: one object per test, with n_prompt, n_gen and n_depth."""
     if not isinstance(records, list):
         raise InputError(f"{path}: expected a list of llama-bench results")
     rows = []
-    for number, record in enumerate(records, start=1):
+    for place, record in zip(places, records, strict=True):
         if not isinstance(record, dict) or "avg_ts" not in record:
-            raise InputError(f"{path}: result {number} has no avg_ts")
+            raise InputError(f"{path}: {place} has no avg_ts")
         prompt, gen, depth = (_int(record.get(key)) or 0 for key in ("n_prompt", "n_gen", "n_depth"))
         # A pg test times a prompt and its generation together: not one speed, so not checked.
         test = f"pg{prompt},{gen}" if prompt and gen else f"pp{prompt}" if prompt else f"tg{gen}"
@@ -117,7 +121,7 @@ def _from_records(records: Any, path: Path) -> list[BenchRow]:
         size_bytes = _number(record.get("model_size"))
         rows.append(
             BenchRow(
-                line=number,
+                place=place,
                 model_desc=str(record.get("model_type") or ""),
                 params_b=n_params / 1e9 if n_params else None,
                 size_gib=size_bytes / 2**30 if size_bytes else None,
@@ -146,8 +150,8 @@ def _from_markdown(text: str) -> list[BenchRow]:
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else None
         if cells is None:
             header = None if line.strip() else header
-            found = re.match(r"\s*build:\s*(\S+)", line)
-            build = found.group(1) if found else build
+            build_line = re.match(r"\s*build:\s*(\S+)", line)
+            build = build_line.group(1) if build_line else build
             # ggml's log before a table: "failed to initialize CUDA: no CUDA-capable device is
             # detected" means the run that follows ran on the CPU whatever its backend column says.
             devices = _GPU_FOUND.search(line)
@@ -155,7 +159,7 @@ def _from_markdown(text: str) -> list[BenchRow]:
                 no_gpu, gpus = True, None
             elif devices:
                 no_gpu, gpus = False, int(devices.group(1))
-            elif found:
+            elif build_line:
                 no_gpu = False
             continue
         names = [c.lower() for c in cells]
@@ -165,7 +169,7 @@ def _from_markdown(text: str) -> list[BenchRow]:
             row = dict(zip(header, cells, strict=True))
             rows.append(
                 BenchRow(
-                    line=number,
+                    place=f"line {number}",
                     model_desc=row["model"],
                     params_b=_number(row.get("params")),
                     size_gib=_gib(row.get("size")),
@@ -186,12 +190,15 @@ def _from_markdown(text: str) -> list[BenchRow]:
 
 
 def _number(value: object) -> float | None:
+    """The first number in a cell ("4488.84 ± 15.37"); None for none, or an infinite one."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value)
-    found = _FIRST_NUMBER.search(str(value or ""))
-    return float(found.group()) if found else None
+        number = float(value)
+    else:
+        found = _FIRST_NUMBER.search(str(value or ""))
+        number = float(found.group()) if found else math.nan
+    return number if math.isfinite(number) else None
 
 
 def _gib(text: str | None) -> float | None:
@@ -251,9 +258,9 @@ def model_of(params_b: float | None, catalog: Catalog, arch: str = "") -> tuple[
     return None, f"{params_b:.2f}B parameters fits several catalog models of different shapes ({ids}): give --model"
 
 
-def source_line(point: MeasuredPoint) -> int:
-    """The line of llama-bench's output a point came from ("bench.md line 12")."""
-    return int(point.source.rsplit(" line ", 1)[-1])
+def source_place(point: MeasuredPoint, path: Path) -> str:
+    """Where in llama-bench's output at ``path`` a point came from ("line 12")."""
+    return point.source.removeprefix(f"{path} ")
 
 
 def bench_points(
@@ -271,7 +278,7 @@ def bench_points(
     and a line for each row that is not checked, saying why."""
     points, skipped = [], []
     for row in rows:
-        label = f"line {row.line}: {row.model_desc} {row.test}"
+        label = f"{row.place}: {row.model_desc} {row.test}"
         test = _TEST.match(row.test.replace("\u00a0", " "))
         if test is None:
             skipped.append(f"{label}: not a prompt (pp) or generation (tg) test alone")
@@ -322,7 +329,7 @@ def bench_points(
                 depth=depth if kind == "pp" else 0,
                 metric="prefill_tokens_per_s" if kind == "pp" else "decode_tokens_per_s",
                 value=row.tokens_per_s,
-                source=f"{path} line {row.line}",
+                source=f"{path} {row.place}",
                 backend=row.backend,
                 runtime_version=row.build,
                 kv_cache=kv,
