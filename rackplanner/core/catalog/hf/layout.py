@@ -84,11 +84,11 @@ _CHECKED_TYPES = frozenset(
     {
         "deepseek_v32",
         "exaone4",
-        "gpt_neox",
         "exaone4_5_text",
         "glm4_moe",
         "glm4_moe_lite",
         "glm_moe_dsa",
+        "gpt_neox",
         "kimi_k2",
         "kimi_k25",
         "minimax_m2",
