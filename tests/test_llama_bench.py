@@ -215,6 +215,19 @@ def test_a_run_whose_log_found_no_gpu_is_not_taken_for_a_gpu_run() -> None:
     assert [p.value for p in points][-2:] == [7788.02, 104.24]
 
 
+def test_a_run_far_below_its_estimate_is_named_as_likely_not_what_it_says() -> None:
+    # The same node's second run, "10 layers" offloaded by its heading, which its table does not
+    # show: 9.53 prompt and 19.83 generated tokens/s, where the full offload on the same L40S ran
+    # 7,788.02 and 104.24 (tests/data/llama-bench/README.md).
+    path = EXCERPT.parent / "l40s-cpu-partial-full.md"
+    report = check_report(path, CATALOG, machine=BenchMachine(gpu="l40s"))
+    far = [line for line in report.splitlines() if line.startswith("measured a quarter of the estimate")]
+    assert len(far) == 1
+    assert "qwen3-8b q5_k_m pp512 (line 22)" in far[0] and "tg128 (line 23)" in far[0]
+    # The full-offload rows, 9% and 1% off, are not named.
+    assert "line 37" not in far[0] and "line 38" not in far[0]
+
+
 def test_sizes_in_mib_and_bytes_and_a_size_no_weights_file_has(tmp_path: Path) -> None:
     records = _records()
     records[0] = records[0] | {"model_size": 3825065984}  # bytes, as -o json gives it: 3.5625 GiB

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rackplanner.core.capacity.calibration import (
     MAX_MEASURED_BYTES,
     MeasuredPoint,
+    PointError,
     check_points,
     evaluate,
     hardware_of,
@@ -99,7 +101,8 @@ def check_report(
     cal = calibration or current()
     text = read_text(path, what="measurements", max_bytes=MAX_MEASURED_BYTES)
     skipped: list[str] = []
-    if is_llama_bench(text):
+    bench = is_llama_bench(text)
+    if bench:
         points, skipped, catalog = _bench_points(path, text, catalog, machine)
     else:
         if machine is not None:
@@ -153,7 +156,38 @@ def check_report(
     if skipped:
         lines.append(f"not checked ({len(skipped)}):")
         lines.extend(f"  {line}" for line in skipped)
+    lines.extend(_far_off(table.rows, path if bench else None))
     unestimated = [row.point.point for row in table.rows if row.relative_error is None]
     if unestimated:
         lines.append(f"not estimated (does not fit, or no tensor peak in the catalog): {', '.join(unestimated[:8])}")
     return "\n".join(lines)
+
+
+# No held-out source strays by a factor of four (the widest 90% band is about +190%), so a
+# gap that size says the row ran on something other than what it names.
+_FAR_OFF_FACTOR = 4.0
+
+
+def _far_off(rows: Sequence[PointError], bench_path: Path | None) -> list[str]:
+    """A line for rows whose estimate is four times or more off, with what usually causes it.
+    llama-bench rows are named with their line, as their names repeat."""
+
+    def name(row: PointError) -> str:
+        place = f" ({source_place(row.point, bench_path)})" if bench_path is not None else ""
+        return row.point.point + place
+
+    slow = [name(r) for r in rows if r.estimated and r.point.value * _FAR_OFF_FACTOR <= r.estimated]
+    fast = [name(r) for r in rows if r.estimated and r.point.value >= r.estimated * _FAR_OFF_FACTOR]
+    lines = []
+    if slow:
+        lines.append(
+            f"measured a quarter of the estimate or less ({', '.join(slow[:8])}): more than any runtime "
+            "strays; was the run partly on the CPU (layers or KV cache offloaded, a GPU not found), or on "
+            "a throttled or shared GPU?"
+        )
+    if fast:
+        lines.append(
+            f"measured four times the estimate or more ({', '.join(fast[:8])}): more than any runtime "
+            "strays; was the model, format or machine another than the one named?"
+        )
+    return lines
