@@ -4,6 +4,7 @@ json / jsonl / csv records with llama-bench's field names."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -226,6 +227,31 @@ def test_a_run_far_below_its_estimate_is_named_as_likely_not_what_it_says() -> N
     assert "qwen3-8b q5_k_m pp512 (line 22)" in far[0] and "tg128 (line 23)" in far[0]
     # The full-offload rows, 9% and 1% off, are not named.
     assert "line 37" not in far[0] and "line 38" not in far[0]
+
+
+def test_a_tensor_split_says_how_many_gpus_a_row_ran_on() -> None:
+    # Four A30s where "-ts 8,8,0,0" ran as four runs (tests/data/llama-bench/README.md): ts 8.00
+    # puts every layer on the first GPU, ts 0.00 is llama.cpp's default split over all four.
+    path = EXCERPT.parent / "a30x4-ts-comma-runs.md"
+    rows = read_bench(path.read_text(encoding="utf-8"), path)
+    points, skipped = bench_points(rows, CATALOG, path, hardware="a30", count=4)
+    # The single-GPU table's log found one device, so it is not a four-GPU run.
+    assert [line.split(":")[0] for line in skipped] == ["line 12", "line 13"]
+    assert [(p.count, p.value) for p in points if p.metric_kind == "decode"] == [
+        (1, 75.03),
+        (1, 75.21),
+        (4, 54.46),
+        (4, 54.96),
+    ]
+    assert points[0].point == "qwen3-8b q5_k_m pp512 on 1 GPU"
+    # On one GPU the first table and the ts 8.00 rows are checked; the default split is not.
+    points, skipped = bench_points(rows, CATALOG, path, hardware="a30", count=1)
+    assert [p.value for p in points if p.metric_kind == "decode"] == [75.44, 75.03, 75.21]
+    assert len(skipped) == 4 and all("the log found 4 GPUs" in line for line in skipped)
+    # A split over more GPUs than the machine has is named, not estimated on fewer.
+    split = dataclasses.replace(rows[2], tensor_split="1.00/1.00/1.00")
+    points, skipped = bench_points([split], CATALOG, path, hardware="a30", count=2)
+    assert not points and "uses 3 GPUs; --count says 2" in skipped[0]
 
 
 def test_sizes_in_mib_and_bytes_and_a_size_no_weights_file_has(tmp_path: Path) -> None:

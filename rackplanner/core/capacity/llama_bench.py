@@ -61,6 +61,7 @@ class BenchRow:
     ubatch: int | None = None
     kv_type: str = ""
     split_mode: str = ""
+    tensor_split: str = ""  # -ts as llama-bench prints it: "8.00", "1.00/1.00/0.00"
     kv_in_ram: bool = False  # -nkvo 1: the KV cache stays in system RAM
     no_gpu_found: bool = False  # the log above the table says the backend found no GPU
     gpus_found: int | None = None  # "found 2 CUDA devices" in the log above the table
@@ -132,6 +133,7 @@ def _from_records(records: Any, places: list[str], path: Path) -> list[BenchRow]
                 ubatch=_int(record.get("n_ubatch")),
                 kv_type=str(record.get("type_k") or ""),
                 split_mode=str(record.get("split_mode") or ""),
+                tensor_split=str(record.get("tensor_split") or ""),
                 kv_in_ram=record.get("no_kv_offload") in (True, 1, "1", "true"),
                 build=str(record.get("build_commit") or ""),
             )
@@ -180,6 +182,7 @@ def _from_markdown(text: str) -> list[BenchRow]:
                     ubatch=_int(row.get("n_ubatch")),
                     kv_type=row.get("type_k", ""),
                     split_mode=row.get("sm", ""),
+                    tensor_split=row.get("ts", ""),
                     kv_in_ram=row.get("nkvo", "0") not in ("0", ""),
                     no_gpu_found=no_gpu,
                     gpus_found=gpus,
@@ -263,6 +266,17 @@ def source_place(point: MeasuredPoint, path: Path) -> str:
     return point.source.removeprefix(f"{path} ")
 
 
+def gpus_used(row: BenchRow) -> int | None:
+    """How many GPUs a row's split puts layers on: one for -sm none, else the nonzero shares of
+    -ts ("8.00" alone puts every layer on the first GPU); None where llama.cpp splits over every
+    GPU it finds (no -ts, or all shares zero)."""
+    if row.split_mode.strip().lower() == "none":
+        return 1
+    shares = [_number(share) for share in row.tensor_split.replace(",", "/").split("/") if share.strip()]
+    nonzero = sum(1 for share in shares if share)
+    return nonzero or None
+
+
 def bench_points(
     rows: list[BenchRow],
     catalog: Catalog,
@@ -286,7 +300,13 @@ def bench_points(
         if gpu and row.no_gpu_found:
             skipped.append(f"{label}: the log above the table says no GPU was found, so the run was on the CPU")
             continue
-        if gpu and row.gpus_found and row.gpus_found != count:
+        used = gpus_used(row) if gpu else None
+        if used is not None and used > count:
+            skipped.append(
+                f"{label}: its split (ts {row.tensor_split}) uses {used} GPUs; --count says {count}"
+            )
+            continue
+        if gpu and used is None and row.gpus_found and row.gpus_found != count:
             found_note = f"the log found {row.gpus_found} GPUs, and llama.cpp splits over all it finds"
             skipped.append(f"{label}: {found_note}; --count says {count}")
             continue
@@ -317,9 +337,10 @@ def bench_points(
         kv = {"f16": "fp16", "f32": "fp32"}.get(row.kv_type.lower(), row.kv_type.lower()) or "fp16"
         try:
             point = MeasuredPoint(
-                point=f"{found.id} {fmt} {row.test}",
+                point=f"{found.id} {fmt} {row.test}"
+                + (f" on {used} GPU{'s' if used > 1 else ''}" if used and used != count else ""),
                 hardware=hardware,
-                count=count,
+                count=used or count,
                 model=found.id,
                 format=fmt,
                 runtime="llama.cpp-row" if row.split_mode == "row" else runtime,
