@@ -152,3 +152,11 @@ def test_deepseek_kv_cache_is_latent() -> None:
 def test_llama_31_8b_kv_cache_per_token() -> None:
     # 2 x 32 layers x 8 KV heads x 128 = 65,536 values: 128 KiB per token at FP16.
     assert kv_cache_values_per_token(BY_ID["llama-3.1-8b"]) * 2 == 128 * 1024
+
+
+def test_tinyllama_counts_what_the_hub_counts() -> None:
+    # The Hub's safetensors metadata for TinyLlama-1.1B-Chat-v1.0: 1,100,048,384 parameters
+    # (catalog/llm.yaml notes), recomputed from the shape alone.
+    assert parameter_count_b(BY_ID["tinyllama-1.1b"]) == pytest.approx(1.100048384, rel=1e-4)
+    # 2 x 22 layers x 4 KV heads x 64 = 11,264 values: 22 KiB per token at FP16.
+    assert kv_cache_values_per_token(BY_ID["tinyllama-1.1b"]) * 2 == 22 * 1024

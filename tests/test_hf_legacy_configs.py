@@ -95,3 +95,34 @@ def test_models_outside_the_estimate_are_refused_by_what_they_are(folder: str, w
     with pytest.raises(InputError, match=what) as caught:
         _load(folder)
     assert "config.json" in str(caught.value)
+
+
+def test_gpt_j_reads_gpt2_style_names_and_an_mlp_of_four_times_hidden() -> None:
+    model = _load("gpt-j-6b-8bit")
+    # EleutherAI's card: "n_parameters | 6,053,381,344"; by hand 2 x 50,400 x 4,096 untied +
+    # 28 x (4 x 4,096^2 + 2 x 4,096 x 16,384) = 6.050B (biases and norms left out).
+    assert model.params_b == pytest.approx(6.053381344, rel=0.001)
+    assert (model.layers, model.hidden_size, model.intermediate_size) == (28, 4096, 4 * 4096)
+    assert not model.tie_word_embeddings and not model.mlp_gated
+    assert "intermediate_size 16384 (GPT-J's MLP is 4 x n_embd when n_inner is null)" in (model.notes or "")
+
+
+def test_starcoder_shares_one_key_value_head() -> None:
+    model = _load("wizardcoder-15b")
+    # bigcode: "StarCoder is a 15.5B parameters language model"; multi_query keeps one K/V head
+    # of 128: 40 layers x 2 x 128 x 2 bytes = 20 KiB of cache per token.
+    assert model.params_b == pytest.approx(15.5, rel=0.01)
+    assert model.kv_heads == 1
+    assert llm_shape.kv_cache_values_per_token(model) * 2 == 20 * 1024
+
+
+def test_opt_and_exaone_read_their_own_names() -> None:
+    opt = _load("opt-6.7b-gptq")
+    # facebook/opt-6.7b by hand: 50,272 x 4,096 tied + 32 x (4 x 4,096^2 + 2 x 4,096 x 16,384)
+    # = 6.65B (its 2,050 learned positions, 8.4M, left out); ReLU MLP, no gate.
+    assert opt.params_b == pytest.approx(6.65, rel=0.005)
+    assert opt.intermediate_size == 16384 and opt.tie_word_embeddings and not opt.mlp_gated
+    exaone = _load("exaone-3.0-7.8b-dcs")
+    # LG's card for EXAONE-3.0-7.8B-Instruct: "7.8 billion parameters"; 32 layers (num_layers).
+    assert exaone.params_b == pytest.approx(7.8, rel=0.01)
+    assert exaone.layers == 32 and exaone.mlp_gated

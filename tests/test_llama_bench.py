@@ -254,6 +254,16 @@ def test_a_tensor_split_says_how_many_gpus_a_row_ran_on() -> None:
     assert not points and "uses 3 GPUs; --count says 2" in skipped[0]
 
 
+def test_a_one_gpu_a30_run_is_estimated_on_the_catalog_a30() -> None:
+    # The single-A30 table of tests/data/llama-bench/a30x4-ts-comma-runs.md: 2,423.42 prompt and
+    # 75.44 generated tokens/s for Qwen3-8B Q5_K_M, a GPU and a run the fit never saw.
+    path = EXCERPT.parent / "a30x4-ts-comma-runs.md"
+    report = check_report(path, CATALOG, machine=BenchMachine(gpu="a30"))
+    decode = [line for line in report.splitlines() if line.startswith("qwen3-8b q5_k_m tg128")]
+    assert len(decode) == 3 and all("OUTSIDE" not in line for line in decode)
+    assert model_of(1.10, CATALOG, "llama")[0].id == "tinyllama-1.1b"  # geerlingguy's "llama 1B"
+
+
 def test_sizes_in_mib_and_bytes_and_a_size_no_weights_file_has(tmp_path: Path) -> None:
     records = _records()
     records[0] = records[0] | {"model_size": 3825065984}  # bytes, as -o json gives it: 3.5625 GiB

@@ -302,9 +302,7 @@ def bench_points(
             continue
         used = gpus_used(row) if gpu else None
         if used is not None and used > count:
-            skipped.append(
-                f"{label}: its split (ts {row.tensor_split}) uses {used} GPUs; --count says {count}"
-            )
+            skipped.append(f"{label}: its split (ts {row.tensor_split}) uses {used} GPUs; --count says {count}")
             continue
         if gpu and used is None and row.gpus_found and row.gpus_found != count:
             found_note = f"the log found {row.gpus_found} GPUs, and llama.cpp splits over all it finds"

@@ -1,8 +1,9 @@
 """Configs written before transformers' key names settled, read under the usual keys, and the
 families a decoder-only estimate cannot describe, refused by name.
 
-Falcon (and its first releases' model types RefinedWeb / RefinedWebModel), MPT, BLOOM and
-ChatGLM 2/3 and GLM-4 keep their sizes under names of their own. The rules follow each
+Falcon (and its first releases' model types RefinedWeb / RefinedWebModel), MPT, BLOOM,
+ChatGLM 2/3 and GLM-4, GPT-2, GPT-BigCode (StarCoder), GPT-J, OPT and EXAONE 3 keep their sizes
+under names of their own. The rules follow each
 model's transformers config class (FalconConfig, MptConfig, BloomConfig) or, for ChatGLM, its
 repository's configuration_chatglm.py: the MLP width a class fills in, which of them ties the
 output head to the embedding table, and how the key/value heads are counted. Each key read
@@ -147,11 +148,52 @@ def _chatglm(values: ConfigValues) -> list[str]:
     return notes + _default(values, "tie_word_embeddings", False, "ChatGLM's output layer is its own")
 
 
+def _gpt2_family(family: str, tied: bool) -> Callable[[ConfigValues], list[str]]:
+    """GPT2Config and the classes after it (GPTBigCodeConfig, GPTJConfig): n_layer, n_head,
+    n_embd, n_positions; the MLP is n_inner wide, 4 x n_embd when it is null; GPT-BigCode's
+    multi_query shares one key/value head. GPT-2 and BigCode tie the output head, GPT-J not."""
+
+    def read(values: ConfigValues) -> list[str]:
+        names = {
+            "n_layer": "num_hidden_layers",
+            "n_head": "num_attention_heads",
+            "n_embd": "hidden_size",
+            "n_inner": "intermediate_size",
+            "n_positions": "max_position_embeddings",
+        }
+        notes = _rename(values, {k: v for k, v in names.items() if values.opt_int(k) is not None}, family)
+        if not values.has("intermediate_size") and values.has("hidden_size"):
+            width = 4 * values.integer("hidden_size")
+            notes += _default(values, "intermediate_size", width, f"{family}'s MLP is 4 x n_embd when n_inner is null")
+        if values.flag("multi_query") and not values.has("num_key_value_heads"):
+            notes += _default(values, "num_key_value_heads", 1, "multi_query: one key/value head shared by all")
+        if tied:
+            return notes + _tied(values, family)
+        return notes + _default(values, "tie_word_embeddings", False, f"{family}'s output head is its own")
+
+    return read
+
+
+def _opt(values: ConfigValues) -> list[str]:
+    """OPTConfig: ffn_dim is the MLP width; the output head is the embedding table."""
+    return _rename(values, {"ffn_dim": "intermediate_size"}, "OPT") + _tied(values, "OPT")
+
+
+def _exaone(values: ConfigValues) -> list[str]:
+    """ExaoneConfig (EXAONE 3.x): num_layers is its name for the layer count."""
+    return _rename(values, {"num_layers": "num_hidden_layers"}, "EXAONE")
+
+
 DIALECTS: dict[str, Callable[[ConfigValues], list[str]]] = {
     "falcon": _falcon,
     "mpt": _mpt,
     "bloom": _bloom,
     "chatglm": _chatglm,
+    "gpt2": _gpt2_family("GPT-2", tied=True),
+    "gpt_bigcode": _gpt2_family("GPT-BigCode", tied=True),
+    "gptj": _gpt2_family("GPT-J", tied=False),
+    "opt": _opt,
+    "exaone": _exaone,
 }
-# The legacy MLPs are one up and one down projection (GELU), with no gate.
-UNGATED = frozenset({"mpt", "bloom"})
+# The legacy MLPs are one up and one down projection (GELU, ReLU), with no gate.
+UNGATED = frozenset({"mpt", "bloom", "gpt_bigcode", "gptj"})
