@@ -126,3 +126,15 @@ def test_opt_and_exaone_read_their_own_names() -> None:
     # LG's card for EXAONE-3.0-7.8B-Instruct: "7.8 billion parameters"; 32 layers (num_layers).
     assert exaone.params_b == pytest.approx(7.8, rel=0.01)
     assert exaone.layers == 32 and exaone.mlp_gated
+
+
+def test_gpt2_names_read_in_a_config_of_its_shape(tmp_path: Path) -> None:
+    # openai-community/gpt2's config keys (n_layer 12, n_embd 768, n_head 12, n_inner null,
+    # n_positions 1024, vocab 50257); its card counts 124M with 786K learned positions, which
+    # this estimate leaves out: 50,257 x 768 tied + 12 x (4 x 768^2 + 2 x 768 x 3,072) = 123.5M.
+    config = {"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12, "n_inner": None}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**config, "n_positions": 1024, "vocab_size": 50257}))
+    model = load_hf_config(path)
+    assert llm_shape.parameter_count_b(model) == pytest.approx(0.1235, rel=0.002)
+    assert model.tie_word_embeddings and not model.mlp_gated and model.kv_heads == 12
