@@ -13,14 +13,13 @@ from pathlib import Path
 
 from rackplanner.core.capacity.calibration import check_points, load_points
 from rackplanner.core.capacity.classes import OWN_STEP_COST
-from rackplanner.core.capacity.error_bands import maker_bands, with_error_bands
+from rackplanner.core.capacity.error_bands import CLASSES, maker_bands, with_error_bands
 from rackplanner.core.capacity.fit import CrossValidation, cross_validate, fit
 from rackplanner.core.capacity.fitted import FITTED_FILE, Calibration
 from rackplanner.core.capacity.thin_classes import with_thin_classes
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError
 
-BANDS = (None, "gpu-hbm", "gpu-gddr", "unified", "cpu")
 # The targets a calibration is held to: median and 90th-percentile |error|, cross-validated.
 TARGET_MEDIAN = 0.15
 TARGET_P90 = 0.35
@@ -44,14 +43,15 @@ def report_table(cal: Calibration, cv: CrossValidation) -> str:
         "|---|---|---:|---:|---:|",
     ]
     for metric in ("decode", "prefill"):
-        for band in BANDS:
+        # The class's chip makers with enough held-out runs to say their own error; the
+        # estimate states a maker's where it is wider than the class's.
+        makers = maker_bands(cv, metric)
+        for band in (None, *CLASSES):
             found = cv.band(metric, band)
             if found is None:
                 continue
             lines.append(f"| {metric} | {band or 'all'} | {found.points} | {found.median:.0%} | {found.p90:.0%} |")
-            # The class's chip makers with enough held-out runs to say their own error; the
-            # estimate states a maker's where it is wider than the class's.
-            for key, mine in maker_bands(cv, metric).items():
+            for key, mine in makers.items():
                 if band and key.startswith(f"{band}|"):
                     maker = key.split("|")[1]
                     lines.append(f"| {metric} | {band}, {maker} | {mine.points} | {mine.median:.0%} | {mine.p90:.0%} |")
