@@ -74,9 +74,11 @@ def assert_rows_match(dock: CapacityDock, catalog: Catalog, machine_id: str, doc
     assert set(shown) == {(r.model, r.format) for r in expected}
     for row in expected:
         cells = shown[(row.model, row.format)]
-        assert cells[DECODE_COLUMN] == f"{row.decode_tokens_per_s:,.1f}"
+        # Speeds no measured run covered carry the core's mark (measured_range.row_mark).
+        mark = " †" if row.unmeasured else ""
+        assert cells[DECODE_COLUMN] == f"{row.decode_tokens_per_s:,.1f}{mark}"
         assert cells[BEST_COLUMN] == f"{row.best_batch_tokens_per_s:,.1f}"
-        assert cells[PREFILL_COLUMN] == f"{row.prefill_tokens_per_s:,.0f}"
+        assert cells[PREFILL_COLUMN] == f"{row.prefill_tokens_per_s:,.0f}{mark}"
         assert cells[GB_COLUMN] == f"{row.total_gb:,.1f}"
 
 
@@ -201,7 +203,8 @@ def test_whole_rack_sums_machines_as_independent_servers(
     shown = shown_rows(dock)
     assert set(shown) == set(single)
     for key, row in single.items():
-        assert shown[key][DECODE_COLUMN] == f"{row.decode_tokens_per_s:,.1f}"
+        mark = " †" if row.unmeasured else ""
+        assert shown[key][DECODE_COLUMN] == f"{row.decode_tokens_per_s:,.1f}{mark}"
         assert shown[key][BEST_COLUMN] == f"{4 * (row.best_batch_tokens_per_s or 0):,.1f}"
         assert shown[key][MACHINES_COLUMN] == "4 of 4"
     assert not dock.table.isColumnHidden(MACHINES_COLUMN)
@@ -310,10 +313,33 @@ def test_sorting_by_a_speed_column(colo: tuple[PlanDocument, CapacityDock], qtbo
     assert header.sortIndicatorSection() == DECODE_COLUMN
     assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
     speeds = [r.decode_tokens_per_s or 0.0 for r in dock.model.rows]
-    first = dock.model.index(0, DECODE_COLUMN).data()
+    first = dock.model.index(0, DECODE_COLUMN).data().removesuffix(" †")
     assert first == f"{max(speeds):,.1f}"
-    shown = [float(dock.model.index(r, DECODE_COLUMN).data().replace(",", "")) for r in range(dock.model.rowCount())]
+    texts = [dock.model.index(r, DECODE_COLUMN).data().removesuffix(" †") for r in range(dock.model.rowCount())]
+    shown = [float(text.replace(",", "")) for text in texts]
     assert shown == sorted(shown, reverse=True)
+
+
+def test_rows_no_measured_run_covered_are_marked(qtbot: QtBot, catalog: Catalog) -> None:
+    # The home rig's two RTX 3090s in llama.cpp: no published GPU run in the calibration data
+    # had a model under 3.0B active parameters (Qwen3 30B-A3B), so TinyLlama 1.1B's speeds are
+    # marked, with the reason in the tooltip and the mark explained under the table.
+    home = PlanDocument(load_plan(EXAMPLES / "home-rig-2x3090.json", catalog), catalog)
+    dock = make_dock(qtbot, home)
+    qtbot.keyClicks(dock.filter, "TinyLlama")
+    rows = shown_rows(dock)
+    assert rows and {m for m, _ in rows} == {"tinyllama-1.1b"}
+    for cells in rows.values():
+        assert cells[DECODE_COLUMN].endswith(" †") and cells[PREFILL_COLUMN].endswith(" †")
+        assert not cells[BEST_COLUMN].endswith(" †")
+    tip = dock.model.index(0, DECODE_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
+    assert "a model this small (1.0B active parameters; the smallest measured had 3.0B)" in tip
+    note = dock.table_note.text()
+    assert "† no published run on this kind of hardware and runtime" in note
+    assert "so no run measured the best-batch figures" in note
+    # Cleared, a 70B row is inside the range and carries no mark.
+    dock.filter.clear()
+    assert not shown_rows(dock)[("llama-3.1-70b", "q4_k_m")][DECODE_COLUMN].endswith("†")
 
 
 def test_filter_keeps_matching_rows(colo: tuple[PlanDocument, CapacityDock], qtbot: QtBot) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rackplanner.core.capacity.calibration import check_points, load_points
 from rackplanner.core.capacity.classes import OWN_STEP_COST
+from rackplanner.core.capacity.run_coverage import with_measured_ranges
 from rackplanner.core.capacity.error_bands import CLASSES, maker_bands, with_error_bands
 from rackplanner.core.capacity.fit import CrossValidation, cross_validate, fit
 from rackplanner.core.capacity.fitted import FITTED_FILE, Calibration
@@ -33,7 +34,8 @@ def calibrate(path: Path, catalog: Catalog) -> tuple[Calibration, CrossValidatio
     points = load_points(path)
     check_points(points, catalog, path)
     cv = cross_validate(points, catalog)
-    return with_thin_classes(with_error_bands(fit(points, catalog), cv), points, catalog), cv
+    cal = with_thin_classes(with_error_bands(fit(points, catalog), cv), points, catalog)
+    return with_measured_ranges(cal, points, catalog), cv
 
 
 def report_table(cal: Calibration, cv: CrossValidation) -> str:

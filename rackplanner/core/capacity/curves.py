@@ -217,6 +217,8 @@ class RackRow(BaseModel):
     prefill_tokens_per_s: float | None
     # Every machine that holds it serving its best batch at once: the sum.
     best_batch_tokens_per_s: float | None
+    # Why a machine's speeds lie outside the measured runs (TableRow.unmeasured), "" when none do.
+    unmeasured: str = ""
 
 
 _TABLES: ContentCache[list[TableRow]] = ContentCache(64)
@@ -290,6 +292,7 @@ def _rack_capacity_table(
                 decode_tokens_per_s=max(decode) if decode else None,
                 prefill_tokens_per_s=max(prefill) if prefill else None,
                 best_batch_tokens_per_s=sum(best) if best else None,
+                unmeasured=next((r.unmeasured for r, _ in rows if r.unmeasured), ""),
             )
         )
     return result

@@ -23,6 +23,7 @@ from rackplanner.core.capacity.formats import (
 )
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.limits import MOST, check_positive
+from rackplanner.core.capacity.measured_range import range_notes, row_mark
 from rackplanner.core.capacity.memory import MemoryFit, memory_fit
 from rackplanner.core.capacity.model_shape import ModelShape, model_shape
 from rackplanner.core.capacity.runtime import Runtime, get_runtime, with_ubatch
@@ -92,6 +93,9 @@ class Estimate(BaseModel):
     # Cross-validated error of estimates like this one, and the classes the constants came from.
     decode_error: ErrorBand | None = None
     prefill_error: ErrorBand | None = None
+    # The figures ("decode", "prefill", "best batch") no measured run of this class covered:
+    # a model smaller or larger, a longer context, a larger batch (measured_range.py).
+    outside_measured: list[str] = []
     calibration_classes: str = ""
     # Why there is no speed when there is none (the fit, or a figure the estimate lacks).
     no_speed_reason: str | None = None
@@ -211,9 +215,21 @@ def estimate(
     if rt.split == "row" and hw.kind == "gpu" and hw.devices > 1:
         notes.append(ROW_SPLIT_NOTE)
     s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
+    outside: dict[str, str] = {}
     if s_in is not None:
         notes.extend(_untested_class_notes(s_in, rt, hw))
         notes.extend(thin_class_notes(calibration or current(), hw, rt.label, rt.id))
+        outside = range_notes(
+            calibration or current(),
+            hw,
+            rt.id,
+            rt.label,
+            model,
+            context=context,
+            batch=batch,
+            best_batch=bb[0] if bb else None,
+        )
+        notes.extend(outside.values())
     cal = calibration or current()
     classes = f"decode {s_in.decode_class}, prefill {s_in.prefill_class}" if s_in is not None else ""
     return Estimate(
@@ -259,6 +275,7 @@ def estimate(
         assumptions=list(hw.assumptions),
         no_speed_reason=no_speed_reason,
         notes=notes,
+        outside_measured=list(outside),
     )
 
 
@@ -328,6 +345,8 @@ class TableRow(BaseModel):
     decode_tokens_per_s: float | None
     best_batch_tokens_per_s: float | None
     prefill_tokens_per_s: float | None
+    # Why the row's speeds lie outside what the calibration's runs measured ("" when inside).
+    unmeasured: str = ""
 
 
 def capacity_table(
@@ -346,6 +365,7 @@ def capacity_table(
     if not rt.runs_on(hw.kind, hw.vendor):
         raise InputError(rt.refusal(hw.label))
     chosen = [get_format(f) for f in formats] if formats else None
+    cal = current()
     for model in sorted(catalog.of_kind(LlmModel), key=lambda m: m.id):
         ctx = min(context, model.max_context)
         for fmt in chosen or table_formats(runtime_class(rt.id), model):
@@ -371,6 +391,7 @@ def capacity_table(
                     decode_tokens_per_s=decode,
                     best_batch_tokens_per_s=best,
                     prefill_tokens_per_s=prefill,
+                    unmeasured=row_mark(cal, hw, rt.id, model, ctx) if fit.fits else "",
                 )
             )
     return rows

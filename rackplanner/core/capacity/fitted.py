@@ -38,6 +38,18 @@ class ThinClass(BaseModel):
     sources: int
 
 
+class MeasuredRange(BaseModel):
+    """What the measured runs of a hardware band and runtime class covered: the models' active
+    parameters, the longest context and the largest batch, over how many runs and sources."""
+
+    min_active_params_b: float
+    max_active_params_b: float
+    max_context: int
+    max_batch: int
+    points: int
+    sources: int
+
+
 class Calibration(BaseModel):
     """Fitted constants by class key ``"<class>|<runtime class>"``."""
 
@@ -78,6 +90,9 @@ class Calibration(BaseModel):
     # By "decode|<memory>|<runtime class>" / "prefill|<architecture>|<runtime class>": runs of
     # hardware whose class has too few of them to be fitted, and how far the estimate is off.
     thin_classes: dict[str, ThinClass] = {}
+    # By "decode|<band class>|<runtime class>" / "prefill|...": what the measured runs covered
+    # (measured_range.py); an estimate outside it says its error band is other runs'.
+    measured_ranges: dict[str, MeasuredRange] = {}
     points: int = 0
     sources: int = 0
 

@@ -22,7 +22,9 @@ from rackplanner.core.capacity.fitted import (
 )
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
 from rackplanner.core.capacity.layouts import WeightFormat
+from rackplanner.core.capacity.measured_range import UNMEASURED_MARK_NOTE, best_batch_note
 from rackplanner.core.capacity.model_shape import format_model_shape
+from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
@@ -167,11 +169,13 @@ def _trust_bands(cal: Calibration, hw: Hardware) -> str:
     return f"Speeds on {_band_label(keys[0])} hardware, {held_out}{peaks}"
 
 
-def _band(band: ErrorBand | None) -> str:
-    """ ", typically ±12%" from a cross-validated error band."""
+def _band(band: ErrorBand | None, outside: bool = False) -> str:
+    """ ", typically ±12%" from a cross-validated error band; where no measured run covered the
+    figure, the band is other runs' and the note says why."""
     if band is None:
         return ", error unknown (no measurement of this class)"
-    return f", typically ±{band.median:.0%} (90% within ±{band.p90:.0%})"
+    beyond = ", outside the measured runs (see the notes)" if outside else ""
+    return f", typically ±{band.median:.0%} (90% within ±{band.p90:.0%}){beyond}"
 
 
 def _rate(value: float | None, unit: str = "tokens/s") -> str:
@@ -202,17 +206,19 @@ def format_estimate(est: Estimate) -> str:
         reason = est.no_speed_reason if est.fits and est.no_speed_reason else "does not fit"
         lines.append(f"  no speed ({reason})")
     else:
+        decode_out, prefill_out = ("decode" in est.outside_measured), ("prefill" in est.outside_measured)
         prefill = (
-            f"  prefill: {_rate(est.prefill_tokens_per_s)}{_band(est.prefill_error)}; time to first token for "
-            f"{est.prompt_tokens:,} prompt tokens{_after(est.prompt_depth)}{_passes(est)}: "
+            f"  prefill: {_rate(est.prefill_tokens_per_s)}{_band(est.prefill_error, prefill_out)}; "
+            f"time to first token for {est.prompt_tokens:,} prompt tokens{_after(est.prompt_depth)}{_passes(est)}: "
             f"{est.time_to_first_token_s or 0:.2f} s"
             if est.prefill_tokens_per_s is not None
             else "  prefill: unknown, so not estimated (the catalog gives no tensor peak for this hardware)"
         )
         lines += [
-            f"  decode, batch {est.batch}: {_rate(est.decode_tokens_per_s)}{_band(est.decode_error)}"
+            f"  decode, batch {est.batch}: {_rate(est.decode_tokens_per_s)}{_band(est.decode_error, decode_out)}"
             + (f" ({_rate(est.decode_tokens_per_s_batch1)} at batch 1)" if est.batch != 1 else ""),
-            f"  decode, best batch {est.best_batch}: {_rate(est.best_batch_tokens_per_s)}",
+            f"  decode, best batch {est.best_batch}: {_rate(est.best_batch_tokens_per_s)}"
+            + (" (no measured run at such a batch; see the notes)" if "best batch" in est.outside_measured else ""),
             prefill,
             f"  at {est.target_tokens_per_s_per_user:g} tokens/s per user: {est.concurrent_at_target} concurrent, "
             f"{est.requests_per_s_at_target or 0:.2f} requests/s",
@@ -247,8 +253,8 @@ def format_estimate(est: Estimate) -> str:
     return "\n".join(lines)
 
 
-def format_capacity_table(hw: Hardware, rows: list[TableRow], context: int) -> str:
-    """The catalog table as text, one model and format a line."""
+def format_capacity_table(hw: Hardware, rows: list[TableRow], context: int, runtime_id: str = "llama.cpp") -> str:
+    """The catalog table as text, one model and format a line; † marks speeds no measured run covered."""
     width = max([len(r.model) for r in rows] + [5])
     lines = [
         f"{hw.label}: models that fit at context {context:,} (or the model's maximum)",
@@ -260,13 +266,16 @@ def format_capacity_table(hw: Hardware, rows: list[TableRow], context: int) -> s
         lines.append(
             f"{r.model:<{width}} {r.format:<15} {r.total_gb:7.1f} {offload:>6} {r.max_context:>9,} "
             f"{r.decode_tokens_per_s or 0:11.1f} {r.best_batch_tokens_per_s or 0:15.1f} "
-            f"{r.prefill_tokens_per_s or 0:12.0f}"
+            f"{r.prefill_tokens_per_s or 0:12.0f}{' †' if r.unmeasured else ''}"
         )
     if not rows:
         lines.append("  no catalog model fits")
     if any(r.offload_fraction for r in rows):
         lines.append("'in RAM': share of the weights llama.cpp keeps in system RAM and runs on the CPU")
-    lines += [f"Note: {a}" for a in hw.assumptions]
+    if any(r.unmeasured for r in rows):
+        lines.append(f"{UNMEASURED_MARK_NOTE}; rackplanner estimate says which")
+    batches = best_batch_note(current(), hw, runtime_id, get_runtime(runtime_id).label)
+    lines += [f"Note: {a}" for a in [*hw.assumptions, *([batches] if rows and batches else [])]]
     return "\n".join(lines)
 
 
@@ -443,4 +452,4 @@ def capacity_command(
     if as_json:
         data = {"hardware": hw.label, "assumptions": hw.assumptions, "rows": [r.model_dump() for r in rows]}
         return strict_json(data)
-    return format_capacity_table(hw, rows, context)
+    return format_capacity_table(hw, rows, context, runtime)

@@ -39,14 +39,13 @@ from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.plan_training import plan_hardware
 from rackplanner.core.capacity.purchase import purchase_of_machine
 from rackplanner.core.capacity.runtime import RUNTIMES
-from rackplanner.core.capacity.text import trust_note
 from rackplanner.core.catalog.parts import LlmModel
 from rackplanner.core.errors import InputError
 from rackplanner.core.plan.edits import Change
 from rackplanner.core.plan.model import Machine
 from rackplanner.gui.docks.capacity.cost_panel import CostPanel
 from rackplanner.gui.docks.capacity.curve_plot import DecodeCurvePlot
-from rackplanner.gui.docks.capacity.table_model import KEY_ROLE, MACHINES_COLUMN, CapacityModel
+from rackplanner.gui.docks.capacity.table_model import KEY_ROLE, MACHINES_COLUMN, CapacityModel, table_note
 from rackplanner.gui.docks.capacity.top_models import CONTEXT_TOKENS, TopModelsPanel
 from rackplanner.gui.docks.capacity.training_panel import TrainingPanel
 from rackplanner.gui.docks.live import LiveDock, note_label, scrolling
@@ -374,12 +373,10 @@ class CapacityDock(LiveDock):
         return "", rows
 
     def _table_note(self, count: int) -> str:
-        runtime = RUNTIMES[str(self.runtime.currentData())].label
-        if not count:
-            return f"No catalog model fits with {runtime}."
-        fits = f"{count} model × format pairs fit at context {self.context:,} (or the model's maximum), {runtime}."
         runtime_id = str(self.runtime.currentData())
-        return fits + (" " + trust_note(self.hardware[0], runtime_id) if self.hardware else "")
+        return table_note(
+            count, self.context, runtime_id, self.hardware[0] if self.hardware else None, self.model.marked
+        )
 
     def _size_columns(self) -> None:
         # Measure the longest text per column rather than resizeColumnsToContents, which

@@ -16,13 +16,19 @@ from rackplanner.core.capacity.curves import (
     RackRow,
 )
 from rackplanner.core.capacity.estimate import TableRow
+from rackplanner.core.capacity.fitted import current
 from rackplanner.core.capacity.formats import FORMATS
+from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.capacity.measured_range import UNMEASURED_MARK_NOTE, best_batch_note
+from rackplanner.core.capacity.runtime import RUNTIMES
+from rackplanner.core.capacity.text import trust_note
 from rackplanner.gui.docks.summary import short_model
 
 # (model id, format id) of a row.
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 MACHINES_COLUMN = 8
+SPEED_COLUMNS = (2, 4)  # batch-1 decode, prefill
 _FORMAT_RANK = {f: i for i, f in enumerate(FORMATS)}
 
 
@@ -33,6 +39,20 @@ def format_label(format_id: str) -> str:
         return format_id
     text = short_model(fmt.label).removeprefix("llama.cpp ").removeprefix("bitsandbytes ")
     return text.replace(" 4-bit, group ", " g").replace(", double quantization", " DQ")
+
+
+def table_note(count: int, context: int, runtime_id: str, hw: Hardware | None, marked: bool) -> str:
+    """The line under the table: what fits, how far its speeds are off held out, what no
+    measured run covered (the † rows, best batches beyond any measured one)."""
+    runtime = RUNTIMES[runtime_id].label
+    if not count:
+        return f"No catalog model fits with {runtime}."
+    fits = f"{count} model × format pairs fit at context {context:,} (or the model's maximum), {runtime}."
+    if hw is None:
+        return fits
+    mark = f" {UNMEASURED_MARK_NOTE[0].upper()}{UNMEASURED_MARK_NOTE[1:]} (the tooltip says which)." if marked else ""
+    batches = best_batch_note(current(), hw, runtime_id, runtime)
+    return f"{fits} {trust_note(hw, runtime_id)}{mark}" + (f" {batches}" if batches else "")
 
 
 def rate(value: float | None, digits: int = 1) -> str:
@@ -162,6 +182,11 @@ class CapacityModel(QAbstractTableModel):
         self.cells = [cells for _row, cells in pairs]
         self._row_of = {(row.model, row.format): i for i, row in enumerate(self.rows)}
 
+    @property
+    def marked(self) -> bool:
+        """Whether a row shown carries the mark of speeds no measured run covered."""
+        return any(row.unmeasured for row in self.rows)
+
     def row_of(self, model_id: str, format_id: str) -> int | None:
         """The row showing a model in a format, if any."""
         return self._row_of.get((model_id, format_id))
@@ -186,12 +211,14 @@ class CapacityModel(QAbstractTableModel):
         offload = f"{row.offload_fraction:.0%}" if row.offload_fraction else "–"
         machines = f"{row.machines_fitting} of {row.machines}" if isinstance(row, RackRow) else "1"
         label = labels.get(row.model, row.model)
+        # Speeds no measured run covered carry a mark; the tooltip and the table note say why.
+        mark = " †" if row.unmeasured else ""
         return [
             (label, label.lower()),
             (format_label(row.format), _FORMAT_RANK.get(row.format, len(_FORMAT_RANK))),
-            (rate(row.decode_tokens_per_s), row.decode_tokens_per_s or 0.0),
+            (rate(row.decode_tokens_per_s) + mark, row.decode_tokens_per_s or 0.0),
             (rate(row.best_batch_tokens_per_s), row.best_batch_tokens_per_s or 0.0),
-            (rate(row.prefill_tokens_per_s, 0), row.prefill_tokens_per_s or 0.0),
+            (rate(row.prefill_tokens_per_s, 0) + mark, row.prefill_tokens_per_s or 0.0),
             (f"{row.total_gb:,.1f}", row.total_gb),
             (offload, row.offload_fraction),
             (f"{row.max_context:,}", row.max_context),
@@ -210,4 +237,6 @@ class CapacityModel(QAbstractTableModel):
         if role == KEY_ROLE:
             return (row.model, row.format)
         fmt = FORMATS.get(row.format)
+        if row.unmeasured and index.column() in SPEED_COLUMNS:
+            return f"Outside the measured runs ({row.unmeasured}): the error band is other runs'"
         return f"{self._labels.get(row.model, row.model)} ({row.model}), {fmt.label if fmt else row.format}"

@@ -1,0 +1,128 @@
+"""Estimates that fall outside what the calibration's measured runs covered (run_coverage.py).
+
+A hardware class's held-out error band comes from its measured runs: models of some sizes,
+at some contexts and batches. An estimate for a model smaller or larger than any of them, at
+a longer context or a larger batch, was never checked that way, so it says so instead of
+borrowing the band. Small models are where this bites: their step is mostly the per-layer
+fixed costs, which the runs of 3B-400B models set. TinyLlama 1.1B on an RTX 4090 in
+llama.cpp (geerlingguy/ai-benchmarks#43, Vulkan, 2025-12) decoded at 762 tokens/s where
+the estimate gives 493, outside the ±29% the class's runs hold nine times in ten.
+"""
+
+from __future__ import annotations
+
+from rackplanner.core.capacity.classes import runtime_class
+from rackplanner.core.capacity.fitted import Calibration, band_class
+from rackplanner.core.capacity.hardware import Hardware
+from rackplanner.core.capacity.shape import active_params
+from rackplanner.core.catalog.parts import LlmModel
+
+METRICS = (("decode", "decode"), ("prefill", "prompt"))
+# Said under a table whose rows carry the mark.
+UNMEASURED_MARK_NOTE = (
+    "† no published run on this kind of hardware and runtime had a model of that size (or a context that long): "
+    "the error band is other runs'"
+)
+
+
+def size_b(model: LlmModel) -> float:
+    """Active parameters in billions, to the four significant digits the constants file keeps,
+    so a measured model is never outside its own range."""
+    return float(f"{active_params(model) / 1e9:.4g}")
+
+
+def range_key(metric: str, hw: Hardware, runtime_id: str) -> str:
+    """``"decode|gpu-gddr|llama.cpp"``: a metric, ``hw``'s error-band class and the runtime's class."""
+    return f"{metric}|{band_class(hw)}|{runtime_class(runtime_id)}"
+
+
+def beyond(
+    cal: Calibration,
+    hw: Hardware,
+    runtime_id: str,
+    metric: str,
+    model: LlmModel,
+    *,
+    context: int | None = None,
+    batch: int | None = None,
+) -> list[str]:
+    """What of a run lies beyond the measured runs of its class ("a model this small (1.1B
+    active parameters; the smallest measured had 3.0B)"); empty inside the range, and for a
+    calibration that records no ranges."""
+    if not cal.measured_ranges:
+        return []
+    found = cal.measured_ranges.get(range_key(metric, hw, runtime_id))
+    if found is None:
+        return ["any run at all"]
+    size = size_b(model)
+    out = []
+    if size < found.min_active_params_b:
+        out.append(
+            f"a model this small ({size:.1f}B active parameters; the smallest measured had "
+            f"{found.min_active_params_b:.1f}B)"
+        )
+    elif size > found.max_active_params_b:
+        out.append(
+            f"a model this large ({size:.0f}B active parameters; the largest measured had "
+            f"{found.max_active_params_b:.0f}B)"
+        )
+    if context is not None and context > found.max_context:
+        out.append(f"a context this long ({context:,} tokens; the longest measured was {found.max_context:,})")
+    if batch is not None and batch > found.max_batch:
+        out.append(f"a batch this large ({batch}; the largest measured was {found.max_batch})")
+    return out
+
+
+def range_notes(
+    cal: Calibration,
+    hw: Hardware,
+    runtime_id: str,
+    runtime_label: str,
+    model: LlmModel,
+    *,
+    context: int,
+    batch: int,
+    best_batch: int | None = None,
+) -> dict[str, str]:
+    """The estimate's notes on what no measured run of its class covered, by the figure they
+    are about: "decode" (batch ``batch``), "prefill", "best batch"."""
+    notes = {}
+    for metric, what in METRICS:
+        decode = metric == "decode"
+        parts = beyond(
+            cal, hw, runtime_id, metric, model, context=context if decode else None, batch=batch if decode else None
+        )
+        if parts:
+            notes[metric] = (
+                f"outside the measured range: no published {runtime_label} {what} run on {band_class(hw)} hardware "
+                f"had {' or '.join(parts)}, so the error band given is other runs'"
+            )
+    found = cal.measured_ranges.get(range_key("decode", hw, runtime_id))
+    if best_batch is not None and found is not None and best_batch > max(found.max_batch, batch):
+        notes["best batch"] = (
+            f"the best batch ({best_batch}) is larger than any measured {runtime_label} batch on {band_class(hw)} "
+            f"hardware ({found.max_batch}): that figure is the model's alone, which no run measured"
+        )
+    return notes
+
+
+def row_mark(cal: Calibration, hw: Hardware, runtime_id: str, model: LlmModel, context: int) -> str:
+    """Why a capacity-table row's speeds lie outside the measured runs (batch-1 decode at
+    ``context``, a short prompt), or "" when they do not."""
+    by_reason: dict[str, list[str]] = {}
+    for metric, what in METRICS:
+        found = beyond(cal, hw, runtime_id, metric, model, context=context if metric == "decode" else None)
+        if found:
+            by_reason.setdefault(" or ".join(found), []).append(what)
+    return "; ".join(f"{' and '.join(whats)}: no published run had {reason}" for reason, whats in by_reason.items())
+
+
+def best_batch_note(cal: Calibration, hw: Hardware, runtime_id: str, runtime_label: str) -> str:
+    """A sentence for a table whose best-batch figures no measured batch of its class reaches."""
+    found = cal.measured_ranges.get(range_key("decode", hw, runtime_id))
+    if found is None or found.max_batch > 1:
+        return ""
+    return (
+        f"No published {runtime_label} run on {band_class(hw)} hardware decoded more than one sequence at once, "
+        "so no run measured the best-batch figures."
+    )

@@ -1,0 +1,105 @@
+"""Estimates outside what the calibration's measured runs covered say so (issue: calibration
+you can trust): a model smaller or larger than any measured on its kind of hardware and
+runtime, a longer context, a larger batch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rackplanner.core.capacity.calibration import load_points
+from rackplanner.core.capacity.estimate import capacity_table, estimate, get_model
+from rackplanner.core.capacity.fitted import current
+from rackplanner.core.capacity.hardware import from_gpu
+from rackplanner.core.capacity.measured_range import beyond, row_mark
+from rackplanner.core.capacity.run_coverage import measured_ranges
+from rackplanner.core.capacity.text import estimate_command, format_capacity_table
+from rackplanner.core.catalog.loading import Catalog, load_catalog
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_shipped_ranges_are_what_the_measurements_cover() -> None:
+    # The shipped constants' ranges are worked out from tests/data/measured.csv, as calibrate --write does.
+    catalog = load_catalog([DATA / "calibration-catalog"])
+    fresh = measured_ranges(load_points(DATA / "measured.csv"), catalog)
+    shipped = current().measured_ranges
+    assert set(shipped) == set(fresh)
+    for key, found in fresh.items():
+        assert shipped[key].model_dump() == pytest.approx(found.model_dump(), rel=1e-3), key
+    # llama.cpp on GDDR GPUs (measured.csv): the smallest active model is Qwen3 30B-A3B
+    # (3.04B active; lhl's RTX PRO 6000 row), the largest Llama 3.x 70B, the longest context
+    # llama.cpp#19378's 4x RTX 4090 at depth 64k (65,600), every run at batch 1.
+    gddr = shipped["decode|gpu-gddr|llama.cpp"]
+    assert (gddr.min_active_params_b, gddr.max_active_params_b) == (3.042, 69.5)
+    assert (gddr.max_context, gddr.max_batch) == (65_600, 1)
+    # On HBM GPUs the longest llama.cpp decode context is XiongjieDai's tg at 8,192 (mean 4,096).
+    assert shipped["decode|gpu-hbm|llama.cpp"].max_context == 4096
+
+
+def test_a_model_smaller_than_any_measured_says_its_band_is_other_runs(catalog: Catalog) -> None:
+    # TinyLlama 1.1B on an RTX 4090 (geerlingguy/ai-benchmarks#43: 762 tokens/s decode under
+    # Vulkan, where the estimate gives about 490): no llama.cpp GPU run in the data is under 3B.
+    est = estimate(get_model(catalog, "tinyllama-1.1b"), "q4_k_m", from_gpu(catalog, "rtx-4090"), context=2048)
+    assert {"decode", "prefill", "best batch"} <= set(est.outside_measured)
+    small = [n for n in est.notes if n.startswith("outside the measured range")]
+    assert len(small) == 2
+    assert "a model this small (1.0B active parameters; the smallest measured had 3.0B)" in small[0]
+    text = estimate_command(catalog, gpu="rtx-4090", model="tinyllama-1.1b", format="q4_k_m", context=2048)
+    assert "typically ±11% (90% within ±29%), outside the measured runs (see the notes)" in text
+
+
+def test_a_model_inside_the_range_gets_no_note_but_its_best_batch_does(catalog: Catalog) -> None:
+    est = estimate(get_model(catalog, "llama-3.1-8b"), "q4_k_m", from_gpu(catalog, "rtx-4090"), context=4096)
+    assert est.outside_measured == ["best batch"]
+    assert not any(n.startswith("outside the measured range") for n in est.notes)
+    # Every llama.cpp run on a GDDR GPU in the data decoded one sequence.
+    assert any(
+        "larger than any measured llama.cpp (layer split) batch on gpu-gddr hardware (1)" in n for n in est.notes
+    )
+    data = json.loads(
+        estimate_command(catalog, gpu="rtx-4090", model="llama-3.1-8b", format="q4_k_m", context=4096, json=True)
+    )
+    assert data["outside_measured"] == ["best batch"]
+
+
+def test_a_longer_context_than_measured_is_said(catalog: Catalog) -> None:
+    # No llama.cpp decode on an HBM GPU in the data ran past 4,096 tokens of context.
+    h100 = from_gpu(catalog, "h100-sxm")
+    model = get_model(catalog, "llama-3.1-8b")
+    assert beyond(current(), h100, "llama.cpp", "decode", model, context=4096) == []
+    assert beyond(current(), h100, "llama.cpp", "decode", model, context=32_768) == [
+        "a context this long (32,768 tokens; the longest measured was 4,096)"
+    ]
+    # vLLM on HBM GPUs was measured to 128,075 tokens (dstack's MI300X runs).
+    assert beyond(current(), h100, "vllm", "decode", model, context=32_768) == []
+
+
+def test_a_model_larger_than_any_measured(catalog: Catalog) -> None:
+    # Yuan 2.0 102B is dense: on GDDR GPUs llama.cpp was measured up to the 70B Llamas.
+    hw = from_gpu(catalog, "rtx-3090", count=8)
+    mark = row_mark(current(), hw, "llama.cpp", get_model(catalog, "yuan2.0-102b"), 4096)
+    assert mark.startswith("decode and prompt: no published run had a model this large (")
+    assert "the largest measured had 70B)" in mark
+
+
+def test_a_calibration_without_ranges_says_nothing(catalog: Catalog) -> None:
+    # A user's own calibration file from before ranges were recorded.
+    older = current().model_copy(update={"measured_ranges": {}})
+    hw = from_gpu(catalog, "rtx-4090")
+    assert beyond(older, hw, "llama.cpp", "decode", get_model(catalog, "tinyllama-1.1b")) == []
+
+
+def test_the_capacity_table_marks_rows_outside_the_measured_runs(catalog: Catalog) -> None:
+    hw = from_gpu(catalog, "rtx-4090")
+    rows = capacity_table(catalog, hw, runtime="llama.cpp", context=4096)
+    by_key = {(r.model, r.format): r for r in rows}
+    assert "smallest measured had 3.0B" in by_key[("tinyllama-1.1b", "q4_k_m")].unmeasured
+    assert by_key[("llama-3.1-8b", "q4_k_m")].unmeasured == ""
+    text = format_capacity_table(hw, rows, 4096, "llama.cpp")
+    tiny = next(line for line in text.splitlines() if line.startswith("tinyllama-1.1b") and " q4_k_m " in line)
+    assert tiny.endswith(" †")
+    assert "† no published run on this kind of hardware and runtime had a model of that size" in text
+    assert "so no run measured the best-batch figures" in text
