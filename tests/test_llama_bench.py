@@ -305,3 +305,23 @@ def test_a_log_that_found_more_gpus_than_the_count_is_not_checked_as_fewer(tmp_p
     # which has the same parameter count (14.77B) but another shape.
     points, _ = bench_points(rows, CATALOG, tmp_path, hardware="rx-7900-xt", count=2)
     assert [p.model for p in points] == ["qwen2.5-14b"]
+
+
+def test_check_marks_rows_beyond_the_measured_runs(tmp_path: Path) -> None:
+    # geerlingguy/ai-benchmarks#43 (2025-12-09, build 086a63e3a): TinyLlama 1.1B on an RTX 4090,
+    # Vulkan. No llama.cpp GPU run in the calibration data had a model under 3.0B active.
+    path = tmp_path / "tinyllama-4090.md"
+    path.write_text(
+        "| model                          |       size |     params | backend    | ngl |            test |"
+        "                  t/s |\n"
+        "| ------------------------------ | ---------: | ---------: | ---------- | --: | --------------: |"
+        " -------------------: |\n"
+        "| llama 1B Q4_K - Medium         | 636.18 MiB |     1.10 B | Vulkan     |  99 |           tg128 |"
+        "        762.37 ± 4.41 |\n",
+        encoding="utf-8",
+    )
+    report = check_report(path, CATALOG, machine=BenchMachine(gpu="rtx-4090", model="tinyllama-1.1b"))
+    row = next(line for line in report.splitlines() if line.startswith("tinyllama-1.1b q4_k_m tg128"))
+    assert row.endswith("OUTSIDE †")
+    assert "† beyond what the shipped calibration's runs of that kind covered" in report
+    assert "a model this small (1.0B active parameters; the smallest measured had 3.0B)" in report

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from rackplanner.core.capacity.calibration import check_points, load_points
 from rackplanner.core.capacity.classes import OWN_STEP_COST
-from rackplanner.core.capacity.run_coverage import with_measured_ranges
 from rackplanner.core.capacity.error_bands import CLASSES, maker_bands, with_error_bands
 from rackplanner.core.capacity.fit import CrossValidation, cross_validate, fit
 from rackplanner.core.capacity.fitted import FITTED_FILE, Calibration
+from rackplanner.core.capacity.run_coverage import with_measured_ranges
 from rackplanner.core.capacity.thin_classes import with_thin_classes
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.errors import InputError

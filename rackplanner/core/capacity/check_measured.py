@@ -24,8 +24,10 @@ from rackplanner.core.capacity.calibration import (
     hardware_of,
     load_points,
 )
+from rackplanner.core.capacity.estimate import get_model
 from rackplanner.core.capacity.fitted import Calibration, ErrorBand, current, error_band
 from rackplanner.core.capacity.llama_bench import bench_points, is_llama_bench, read_bench, source_place
+from rackplanner.core.capacity.measured_range import beyond
 from rackplanner.core.catalog.hf import load_hf_config
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu
@@ -119,10 +121,12 @@ def check_report(
         f"{'point':<36} {'metric':<8} {'measured':>10} {'estimate':>10} {'error':>7}  stated band",
     ]
     errors: dict[str, list[tuple[float, ErrorBand | None]]] = {"decode": [], "prefill": []}
+    unmeasured: list[str] = []
     for row in table.rows:
         point = row.point
         metric = point.metric_kind
-        band = error_band(cal, hardware_of(point, catalog), metric)
+        hw = hardware_of(point, catalog)
+        band = error_band(cal, hw, metric)
         if row.estimated is None or row.relative_error is None:
             lines.append(f"{point.point[:36]:<36} {metric:<8} {point.value:10.1f} {'no fit':>10} {'-':>7}")
             continue
@@ -134,6 +138,19 @@ def check_report(
             inside = "inside" if abs(error) <= band.median else "inside the 90% band"
             verdict = inside if abs(error) <= band.p90 else "OUTSIDE"
             stated = f"±{band.median:.0%} (90% within ±{band.p90:.0%}): {verdict}"
+        decode = metric == "decode"
+        reasons = beyond(
+            cal,
+            hw,
+            point.runtime,
+            metric,
+            get_model(catalog, point.model),
+            context=point.context if decode else None,
+            batch=point.batch if decode else None,
+        )
+        if reasons:
+            stated += " †"
+            unmeasured += [r for r in reasons if r not in unmeasured]
         lines.append(
             f"{point.point[:36]:<36} {metric:<8} {point.value:10.1f} {row.estimated:10.1f} {error:+7.0%}  {stated}"
         )
@@ -156,6 +173,11 @@ def check_report(
     if skipped:
         lines.append(f"not checked ({len(skipped)}):")
         lines.extend(f"  {line}" for line in skipped)
+    if unmeasured:
+        lines.append(
+            "† beyond what the shipped calibration's runs of that kind covered, so its band is other runs': "
+            + "; ".join(unmeasured)
+        )
     lines.extend(_far_off(table.rows, path if bench else None))
     unestimated = [row.point.point for row in table.rows if row.relative_error is None]
     if unestimated:
