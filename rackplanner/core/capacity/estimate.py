@@ -9,6 +9,7 @@ from rackplanner.core.capacity.fitted import (
     Calibration,
     ErrorBand,
     current,
+    device_run_notes,
     error_band,
     is_widest_class,
     thin_class_notes,
@@ -219,6 +220,7 @@ def estimate(
     if s_in is not None:
         notes.extend(_untested_class_notes(s_in, rt, hw))
         notes.extend(thin_class_notes(calibration or current(), hw, rt.label, rt.id))
+        notes.extend(device_run_notes(calibration or current(), hw, rt.label, rt.id))
         outside = range_notes(
             calibration or current(),
             hw,

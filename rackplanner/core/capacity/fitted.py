@@ -93,6 +93,9 @@ class Calibration(BaseModel):
     # By "decode|<band class>|<runtime class>" / "prefill|...": what the measured runs covered
     # (measured_range.py); an estimate outside it says its error band is other runs'.
     measured_ranges: dict[str, MeasuredRange] = {}
+    # By "decode|<device id>|<devices>|<runtime class>" / "prefill|...": the runs of that very
+    # hardware (one device model, that many of them) and how far the fitted estimate is off them.
+    device_runs: dict[str, ThinClass] = {}
     points: int = 0
     sources: int = 0
 
@@ -266,6 +269,34 @@ def thin_class_key(hw: Hardware, runtime_id: str, metric: str) -> str:
     if metric == "decode":
         return f"decode|{decode_keys(hw, runtime_id)[0]}"
     return f"prefill|{hw.arch}|{prefill_runtime_classes(runtime_id)[0]}"
+
+
+def device_key(hw: Hardware, runtime_id: str, metric: str) -> str:
+    """The key of the runs of ``hw`` itself: its device id, how many, the runtime class."""
+    return f"{metric}|{hw.device_id}|{hw.devices}|{runtime_class(runtime_id)}"
+
+
+def device_run_notes(cal: Calibration, hw: Hardware, runtime_label: str, runtime_id: str) -> list[str]:
+    """What published runs of this very hardware say, where they stray from the estimate by
+    more than its class's typical held-out error (a class's constants fit its devices unevenly:
+    the CUDA scoreboard's H100 SXM decoded Llama 2 7B at about twice what HBM3's share, set
+    mostly by MI300X runs, gives it). Classes with a thin-class note already say theirs."""
+    notes = []
+    for metric, what in (("decode", "decode"), ("prefill", "prompt")):
+        found = cal.device_runs.get(device_key(hw, runtime_id, metric))
+        band = error_band(cal, hw, metric)
+        if found is None or band is None or cal.thin_classes.get(thin_class_key(hw, runtime_id, metric)):
+            continue
+        if abs(1 / found.ratio - 1) <= band.median:
+            continue
+        runs = "run" if found.points == 1 else "runs"
+        sources = "source" if found.sources == 1 else "sources"
+        notes.append(
+            f"measured: {found.points} published {runtime_label} {what} {runs} on this very hardware "
+            f"({found.sources} {sources}) ran at {found.ratio:.2f} x what this estimate gives for them; "
+            "the estimate keeps its class's fitted constants"
+        )
+    return notes
 
 
 def thin_class_notes(cal: Calibration, hw: Hardware, runtime_label: str, runtime_id: str) -> list[str]:

@@ -38,6 +38,8 @@ class Hardware(BaseModel):
 
     label: str
     kind: Literal["gpu", "cpu", "soc"]
+    # The catalog id of the device (GPU, CPU or unified-memory system); "" when not from the catalog.
+    device_id: str = ""
     device_class: DeviceClass
     devices: int
     mem_gb_per_device: float
@@ -140,6 +142,7 @@ def from_gpu(catalog: Catalog, gpu_id: str, count: int = 1) -> Hardware:
     return Hardware(
         label=f"{count} x {gpu.label}" if count > 1 else gpu.label,
         kind="gpu",
+        device_id=gpu.id,
         device_class=gpu_class(gpu),
         devices=count * gpu.gpus_per_card,
         mem_gb_per_device=gpu.vram_gb * _GIB,
@@ -222,6 +225,7 @@ def from_cpu(
     return Hardware(
         label=f"{sockets} x {cpu.label}" if sockets > 1 else cpu.label,
         kind="soc" if soc else "cpu",
+        device_id=cpu.id,
         device_class="soc" if soc else "cpu",
         devices=sockets,
         mem_gb_per_device=mem_per_device,
@@ -264,6 +268,7 @@ def from_unified_system(catalog: Catalog, system_id: str) -> Hardware:
     return Hardware(
         label=system.label,
         kind="soc",
+        device_id=system.id,
         device_class="soc",
         devices=1,
         mem_gb_per_device=usable,
@@ -352,6 +357,7 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
     return Hardware(
         label=f"{machine.name}: {len(gpus)} x {slowest.label}",
         kind="gpu",
+        device_id=slowest.id,
         device_class=gpu_class(slowest),
         devices=sum(g.gpus_per_card for g in gpus),
         mem_gb_per_device=slowest.vram_gb * _GIB,

@@ -17,6 +17,7 @@ from rackplanner.core.capacity.fitted import (
     Calibration,
     ErrorBand,
     current,
+    device_run_notes,
     error_band_key,
     thin_class_notes,
 )
@@ -136,7 +137,8 @@ def trust_note(hw: Hardware, runtime_id: str = "llama.cpp") -> str:
 def _thin_sentences(cal: Calibration, hw: Hardware, runtime_id: str) -> str:
     from rackplanner.core.capacity.runtime import get_runtime
 
-    notes = thin_class_notes(cal, hw, get_runtime(runtime_id).label, runtime_id)
+    label = get_runtime(runtime_id).label
+    notes = thin_class_notes(cal, hw, label, runtime_id) + device_run_notes(cal, hw, label, runtime_id)
     return "".join(f" {note[0].upper()}{note[1:]}." for note in notes)
 
 

@@ -16,7 +16,7 @@ from collections import defaultdict
 
 from rackplanner.core.capacity.calibration import MeasuredPoint, evaluate, hardware_of
 from rackplanner.core.capacity.classes import prefill_runtime_classes
-from rackplanner.core.capacity.fitted import Calibration, ThinClass, decode_keys, thin_class_key
+from rackplanner.core.capacity.fitted import Calibration, ThinClass, decode_keys, device_key, thin_class_key
 from rackplanner.core.catalog.loading import Catalog
 
 
@@ -47,6 +47,28 @@ def thin_classes(cal: Calibration, points: list[MeasuredPoint], catalog: Catalog
     }
 
 
+def device_runs(cal: Calibration, points: list[MeasuredPoint], catalog: Catalog) -> dict[str, ThinClass]:
+    """Measured / estimated over the runs of each device model and count, by runtime class."""
+    groups: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    for row in evaluate(points, catalog, calibration=cal).rows:
+        if row.estimated is None or row.estimated <= 0:
+            continue
+        hw = hardware_of(row.point, catalog)
+        groups[device_key(hw, row.point.runtime, row.point.metric_kind)].append(
+            (row.point.group, row.point.value / row.estimated)
+        )
+    return {
+        key: ThinClass(
+            ratio=statistics.median(ratio for _, ratio in pairs),
+            points=len(pairs),
+            sources=len({source for source, _ in pairs}),
+        )
+        for key, pairs in sorted(groups.items())
+    }
+
+
 def with_thin_classes(cal: Calibration, points: list[MeasuredPoint], catalog: Catalog) -> Calibration:
-    """``cal`` with its thin classes worked out on ``points``."""
-    return cal.model_copy(update={"thin_classes": thin_classes(cal, points, catalog)})
+    """``cal`` with its thin classes and its devices' own runs worked out on ``points``."""
+    return cal.model_copy(
+        update={"thin_classes": thin_classes(cal, points, catalog), "device_runs": device_runs(cal, points, catalog)}
+    )
