@@ -16,7 +16,7 @@ from rackplanner.core.capacity.hardware import from_gpu
 from rackplanner.core.capacity.measured_range import beyond, row_mark
 from rackplanner.core.capacity.run_coverage import measured_ranges
 from rackplanner.core.capacity.text import estimate_command, format_capacity_table
-from rackplanner.core.capacity.thin_classes import device_runs
+from rackplanner.core.capacity.thin_classes import with_thin_classes
 from rackplanner.core.catalog.loading import Catalog, load_catalog
 
 DATA = Path(__file__).parent / "data"
@@ -108,7 +108,7 @@ def test_the_capacity_table_marks_rows_outside_the_measured_runs(catalog: Catalo
 
 def test_shipped_device_runs_are_the_measurements_against_the_shipped_constants() -> None:
     catalog = load_catalog([DATA / "calibration-catalog"])
-    fresh = device_runs(current(), load_points(DATA / "measured.csv"), catalog)
+    fresh = with_thin_classes(current(), load_points(DATA / "measured.csv"), catalog).device_runs
     shipped = current().device_runs
     assert set(shipped) == set(fresh)
     for key, found in fresh.items():

@@ -271,6 +271,16 @@ def thin_class_key(hw: Hardware, runtime_id: str, metric: str) -> str:
     return f"prefill|{hw.arch}|{prefill_runtime_classes(runtime_id)[0]}"
 
 
+def _runs(found: ThinClass, kind: str, where: str) -> str:
+    """ "2 published llama.cpp decode runs on <where> (1 source) ran at 1.62 x what this estimate gives for them"."""
+    runs = "run" if found.points == 1 else "runs"
+    sources = "source" if found.sources == 1 else "sources"
+    return (
+        f"{found.points} published {kind} {runs} on {where} ({found.sources} {sources}) ran at {found.ratio:.2f} x "
+        "what this estimate gives for them"
+    )
+
+
 def device_key(hw: Hardware, runtime_id: str, metric: str) -> str:
     """The key of the runs of ``hw`` itself: its device id, how many, the runtime class."""
     return f"{metric}|{hw.device_id}|{hw.devices}|{runtime_class(runtime_id)}"
@@ -279,7 +289,7 @@ def device_key(hw: Hardware, runtime_id: str, metric: str) -> str:
 def device_run_notes(cal: Calibration, hw: Hardware, runtime_label: str, runtime_id: str) -> list[str]:
     """What published runs of this very hardware say, where they stray from the estimate by
     more than its class's typical held-out error (a class's constants fit its devices unevenly:
-    the CUDA scoreboard's H100 SXM decoded Llama 2 7B at about twice what HBM3's share, set
+    the CUDA scoreboard's H100 SXM decoded Llama 2 7B at 1.6 times what HBM3's share, set
     mostly by MI300X runs, gives it). Classes with a thin-class note already say theirs."""
     notes = []
     for metric, what in (("decode", "decode"), ("prefill", "prompt")):
@@ -289,11 +299,8 @@ def device_run_notes(cal: Calibration, hw: Hardware, runtime_label: str, runtime
             continue
         if abs(1 / found.ratio - 1) <= band.median:
             continue
-        runs = "run" if found.points == 1 else "runs"
-        sources = "source" if found.sources == 1 else "sources"
         notes.append(
-            f"measured: {found.points} published {runtime_label} {what} {runs} on this very hardware "
-            f"({found.sources} {sources}) ran at {found.ratio:.2f} x what this estimate gives for them; "
+            f"measured: {_runs(found, f'{runtime_label} {what}', 'this very hardware')}; "
             "the estimate keeps its class's fitted constants"
         )
     return notes
@@ -307,11 +314,8 @@ def thin_class_notes(cal: Calibration, hw: Hardware, runtime_label: str, runtime
         if found is None:
             continue
         where = hw.mem_tech if metric == "decode" else hw.arch
-        runs = "run" if found.points == 1 else "runs"
-        sources = "source" if found.sources == 1 else "sources"
         notes.append(
-            f"few measurements: {found.points} published {runtime_label} {what} {runs} on {where} hardware "
-            f"({found.sources} {sources}) ran at {found.ratio:.2f} x what this estimate gives for them, too few "
+            f"few measurements: {_runs(found, f'{runtime_label} {what}', f'{where} hardware')}, too few "
             "to fit a class of their own"
         )
     return notes

@@ -20,43 +20,8 @@ from rackplanner.core.capacity.fitted import Calibration, ThinClass, decode_keys
 from rackplanner.core.catalog.loading import Catalog
 
 
-def thin_classes(cal: Calibration, points: list[MeasuredPoint], catalog: Catalog) -> dict[str, ThinClass]:
-    """Measured / estimated, by thin class, over the points whose own class was not fitted."""
-    groups: dict[str, list[tuple[str, float]]] = defaultdict(list)
-    for row in evaluate(points, catalog, calibration=cal).rows:
-        point = row.point
-        if row.estimated is None or row.estimated <= 0:
-            continue
-        hw = hardware_of(point, catalog)
-        metric = point.metric_kind
-        if metric == "decode":
-            own, table = decode_keys(hw, point.runtime)[0], cal.decode_bw_efficiency
-        else:
-            # The architecture's level (the product class splits it further when it has runs).
-            own, table = f"{hw.arch}|{prefill_runtime_classes(point.runtime)[0]}", cal.prefill_tflops_efficiency
-        if own in table:
-            continue
-        groups[thin_class_key(hw, point.runtime, metric)].append((point.group, point.value / row.estimated))
-    return {
-        key: ThinClass(
-            ratio=statistics.median(ratio for _, ratio in pairs),
-            points=len(pairs),
-            sources=len({source for source, _ in pairs}),
-        )
-        for key, pairs in sorted(groups.items())
-    }
-
-
-def device_runs(cal: Calibration, points: list[MeasuredPoint], catalog: Catalog) -> dict[str, ThinClass]:
-    """Measured / estimated over the runs of each device model and count, by runtime class."""
-    groups: dict[str, list[tuple[str, float]]] = defaultdict(list)
-    for row in evaluate(points, catalog, calibration=cal).rows:
-        if row.estimated is None or row.estimated <= 0:
-            continue
-        hw = hardware_of(row.point, catalog)
-        groups[device_key(hw, row.point.runtime, row.point.metric_kind)].append(
-            (row.point.group, row.point.value / row.estimated)
-        )
+def _ratios(groups: dict[str, list[tuple[str, float]]]) -> dict[str, ThinClass]:
+    """Per key: the median of measured / estimated, over how many points from how many sources."""
     return {
         key: ThinClass(
             ratio=statistics.median(ratio for _, ratio in pairs),
@@ -68,7 +33,24 @@ def device_runs(cal: Calibration, points: list[MeasuredPoint], catalog: Catalog)
 
 
 def with_thin_classes(cal: Calibration, points: list[MeasuredPoint], catalog: Catalog) -> Calibration:
-    """``cal`` with its thin classes and its devices' own runs worked out on ``points``."""
-    return cal.model_copy(
-        update={"thin_classes": thin_classes(cal, points, catalog), "device_runs": device_runs(cal, points, catalog)}
-    )
+    """``cal`` with, on ``points``: its thin classes (measured / estimated over the points whose
+    own class was not fitted) and its devices' own runs (the same over the runs of each device
+    model and count, by runtime class)."""
+    thin: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    devices: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    for row in evaluate(points, catalog, calibration=cal).rows:
+        point = row.point
+        if row.estimated is None or row.estimated <= 0:
+            continue
+        hw = hardware_of(point, catalog)
+        metric = point.metric_kind
+        ratio = (point.group, point.value / row.estimated)
+        devices[device_key(hw, point.runtime, metric)].append(ratio)
+        if metric == "decode":
+            own, table = decode_keys(hw, point.runtime)[0], cal.decode_bw_efficiency
+        else:
+            # The architecture's level (the product class splits it further when it has runs).
+            own, table = f"{hw.arch}|{prefill_runtime_classes(point.runtime)[0]}", cal.prefill_tflops_efficiency
+        if own not in table:
+            thin[thin_class_key(hw, point.runtime, metric)].append(ratio)
+    return cal.model_copy(update={"thin_classes": _ratios(thin), "device_runs": _ratios(devices)})
