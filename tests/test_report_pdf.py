@@ -186,6 +186,10 @@ def test_home_rig_prices_dates_and_unpriced_parts(qapp: object, catalog: Catalog
     band = current().error_bands["decode|gpu-gddr"]
     assert f"decode typically ±{band.median:.0%} (90% within ±{band.p90:.0%})" in capacity_page
     assert "Speeds on gpu-gddr hardware, tested on published runs held out from the fit" in capacity_page
+    # Every llama.cpp run on a GDDR GPU in tests/data/measured.csv decoded one sequence, so the
+    # best-batch column is said to be unmeasured.
+    assert current().measured_ranges["decode|gpu-gddr|llama.cpp"].max_batch == 1
+    assert "so no run measured the best-batch figures" in capacity_page
 
 
 @needs_pdftotext
