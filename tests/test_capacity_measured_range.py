@@ -12,7 +12,7 @@ import pytest
 from rackplanner.core.capacity.calibration import load_points
 from rackplanner.core.capacity.estimate import capacity_table, estimate, get_model
 from rackplanner.core.capacity.fitted import current
-from rackplanner.core.capacity.hardware import from_gpu
+from rackplanner.core.capacity.hardware import from_gpu, from_unified_system
 from rackplanner.core.capacity.measured_range import beyond, row_mark
 from rackplanner.core.capacity.run_coverage import measured_ranges
 from rackplanner.core.capacity.text import estimate_command, format_capacity_table
@@ -72,7 +72,7 @@ def test_a_longer_context_than_measured_is_said(catalog: Catalog) -> None:
     model = get_model(catalog, "llama-3.1-8b")
     assert beyond(current(), h100, "llama.cpp", "decode", model, context=4096) == []
     assert beyond(current(), h100, "llama.cpp", "decode", model, context=32_768) == [
-        "a context this long (32,768 tokens; the longest measured was 4,096)"
+        "had a context this long (32,768 tokens; the longest measured was 4,096)"
     ]
     # vLLM on HBM GPUs was measured to 128,075 tokens (dstack's MI300X runs).
     assert beyond(current(), h100, "vllm", "decode", model, context=32_768) == []
@@ -131,3 +131,23 @@ def test_runs_of_this_very_hardware_are_said_where_they_stray_from_the_estimate(
     # Two H100 SXMs are other hardware: no run of that pair in llama.cpp.
     est = estimate(get_model(catalog, "llama-2-7b"), "q4_0", from_gpu(catalog, "h100-sxm", count=2))
     assert not [n for n in est.notes if n.startswith("measured: ")]
+
+
+def test_a_kind_no_run_measured_says_so(catalog: Catalog) -> None:
+    # No vLLM run on a unified-memory machine is in the data (measured.csv), so a DGX Spark's
+    # vLLM estimate has no range of its own to be inside.
+    spark = from_unified_system(catalog, "dgx-spark")
+    model = get_model(catalog, "llama-3.1-8b")
+    assert "decode|unified|server" not in current().measured_ranges
+    assert beyond(current(), spark, "vllm", "decode", model) == ["was measured at all"]
+    est = estimate(model, "bf16", spark, runtime="vllm")
+    # The estimate's untested-class note says it once; the figures are still flagged.
+    assert {"decode", "prefill"} <= set(est.outside_measured)
+    assert not any("was measured at all" in note for note in est.notes)
+    assert any(
+        note.startswith("no published vLLM (tensor parallel) run on hardware like NVIDIA DGX Spark")
+        for note in est.notes
+    )
+    # The capacity table's mark has no such note beside it, so it says so itself.
+    mark = row_mark(current(), spark, "vllm", model, 4096)
+    assert mark == "decode and prompt: no run on this kind of hardware in this runtime was published"

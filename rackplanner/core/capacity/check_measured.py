@@ -176,7 +176,7 @@ def check_report(
     if unmeasured:
         lines.append(
             "† beyond what the shipped calibration's runs of that kind covered, so its band is other runs': "
-            + "; ".join(unmeasured)
+            + "; ".join(f"no published run {reason}" for reason in unmeasured)
         )
     lines.extend(_far_off(table.rows, path if bench else None))
     unestimated = [row.point.point for row in table.rows if row.relative_error is None]

@@ -218,7 +218,8 @@ def estimate(
     s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
     outside: dict[str, str] = {}
     if s_in is not None:
-        notes.extend(_untested_class_notes(s_in, rt, hw))
+        untested = _untested_class_notes(s_in, rt, hw)
+        notes.extend(untested)
         notes.extend(thin_class_notes(calibration or current(), hw, rt.label, rt.id))
         notes.extend(device_run_notes(calibration or current(), hw, rt.label, rt.id))
         outside = range_notes(
@@ -230,8 +231,9 @@ def estimate(
             context=context,
             batch=batch,
             best_batch=bb[0] if bb else None,
+            untested_said=bool(untested),
         )
-        notes.extend(outside.values())
+        notes.extend(note for note in outside.values() if note)
     cal = calibration or current()
     classes = f"decode {s_in.decode_class}, prefill {s_in.prefill_class}" if s_in is not None else ""
     return Estimate(

@@ -18,6 +18,8 @@ from rackplanner.core.capacity.shape import active_params
 from rackplanner.core.catalog.parts import LlmModel
 
 METRICS = (("decode", "decode"), ("prefill", "prompt"))
+NO_RUN = "was measured at all"
+NO_KIND = "no run on this kind of hardware in this runtime was published"
 # Said under a table whose rows carry the mark.
 UNMEASURED_MARK_NOTE = (
     "† no published run on this kind of hardware and runtime had a model of that size (or a context that long): "
@@ -46,30 +48,31 @@ def beyond(
     context: int | None = None,
     batch: int | None = None,
 ) -> list[str]:
-    """What of a run lies beyond the measured runs of its class ("a model this small (1.1B
-    active parameters; the smallest measured had 3.0B)"); empty inside the range, and for a
-    calibration that records no ranges."""
+    """What of a run lies beyond the measured runs of its class, each completing "no published
+    run of its kind ...": "had a model this small (1.0B active parameters; the smallest measured
+    had 3.0B)", or "was measured at all" for a class no run measured. Empty inside the range,
+    and for a calibration that records no ranges."""
     if not cal.measured_ranges:
         return []
     found = cal.measured_ranges.get(range_key(metric, hw, runtime_id))
     if found is None:
-        return ["any run at all"]
+        return [NO_RUN]
     size = size_b(model)
     out = []
     if size < found.min_active_params_b:
         out.append(
-            f"a model this small ({size:.1f}B active parameters; the smallest measured had "
+            f"had a model this small ({size:.1f}B active parameters; the smallest measured had "
             f"{found.min_active_params_b:.1f}B)"
         )
     elif size > found.max_active_params_b:
         out.append(
-            f"a model this large ({size:.0f}B active parameters; the largest measured had "
+            f"had a model this large ({size:.0f}B active parameters; the largest measured had "
             f"{found.max_active_params_b:.0f}B)"
         )
     if context is not None and context > found.max_context:
-        out.append(f"a context this long ({context:,} tokens; the longest measured was {found.max_context:,})")
+        out.append(f"had a context this long ({context:,} tokens; the longest measured was {found.max_context:,})")
     if batch is not None and batch > found.max_batch:
-        out.append(f"a batch this large ({batch}; the largest measured was {found.max_batch})")
+        out.append(f"had a batch this large ({batch}; the largest measured was {found.max_batch})")
     return out
 
 
@@ -83,19 +86,24 @@ def range_notes(
     context: int,
     batch: int,
     best_batch: int | None = None,
+    untested_said: bool = False,
 ) -> dict[str, str]:
     """The estimate's notes on what no measured run of its class covered, by the figure they
-    are about: "decode" (batch ``batch``), "prefill", "best batch"."""
+    are about: "decode" (batch ``batch``), "prefill", "best batch". With ``untested_said`` (the
+    estimate already says no run of this runtime on such hardware was fitted), a kind no run
+    measured at all is flagged without a second note."""
     notes = {}
     for metric, what in METRICS:
         decode = metric == "decode"
         parts = beyond(
             cal, hw, runtime_id, metric, model, context=context if decode else None, batch=batch if decode else None
         )
-        if parts:
+        if parts == [NO_RUN] and untested_said:
+            notes[metric] = ""
+        elif parts:
             notes[metric] = (
                 f"outside the measured range: no published {runtime_label} {what} run on {band_class(hw)} hardware "
-                f"had {' or '.join(parts)}, so the error band given is other runs'"
+                f"{' or '.join(parts)}, so the error band given is other runs'"
             )
     found = cal.measured_ranges.get(range_key("decode", hw, runtime_id))
     if best_batch is not None and found is not None and best_batch > max(found.max_batch, batch):
@@ -114,7 +122,10 @@ def row_mark(cal: Calibration, hw: Hardware, runtime_id: str, model: LlmModel, c
         found = beyond(cal, hw, runtime_id, metric, model, context=context if metric == "decode" else None)
         if found:
             by_reason.setdefault(" or ".join(found), []).append(what)
-    return "; ".join(f"{' and '.join(whats)}: no published run had {reason}" for reason, whats in by_reason.items())
+    return "; ".join(
+        f"{' and '.join(whats)}: " + (NO_KIND if reason == NO_RUN else f"no published run {reason}")
+        for reason, whats in by_reason.items()
+    )
 
 
 def best_batch_note(cal: Calibration, hw: Hardware, runtime_id: str, runtime_label: str) -> str:
