@@ -11,13 +11,15 @@ import pytest
 
 from rackplanner.core.capacity.calibration import load_points
 from rackplanner.core.capacity.estimate import capacity_table, estimate, get_model
-from rackplanner.core.capacity.fitted import current
-from rackplanner.core.capacity.hardware import from_gpu, from_unified_system
+from rackplanner.core.capacity.fitted import current, device_run_notes
+from rackplanner.core.capacity.hardware import from_gpu, from_machine, from_unified_system
 from rackplanner.core.capacity.measured_range import beyond, row_mark
 from rackplanner.core.capacity.run_coverage import measured_ranges
 from rackplanner.core.capacity.text import estimate_command, format_capacity_table
 from rackplanner.core.capacity.thin_classes import with_thin_classes
 from rackplanner.core.catalog.loading import Catalog, load_catalog
+from rackplanner.core.plan.files import load_plan
+from tests.conftest import EXAMPLES
 
 DATA = Path(__file__).parent / "data"
 
@@ -151,3 +153,15 @@ def test_a_kind_no_run_measured_says_so(catalog: Catalog) -> None:
     # The capacity table's mark has no such note beside it, so it says so itself.
     mark = row_mark(current(), spark, "vllm", model, 4096)
     assert mark == "decode and prompt: no run on this kind of hardware in this runtime was published"
+
+
+def test_a_machine_of_mixed_gpus_has_no_device_runs_of_its_own(catalog: Catalog) -> None:
+    # The home rig's two RTX 3090s are one device model (resources/examples); with one swapped
+    # for an RTX 4090 it is counted as two 3090s (the smaller), but no run was of that pair.
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    machine = plan.machines[0]
+    assert from_machine(machine, catalog).device_id == "rtx-3090"
+    cards = [c.model_copy(update={"part": "rtx-4090"}) if c.slot == "pciex16-g5-2" else c for c in machine.cards]
+    mixed = from_machine(machine.model_copy(update={"cards": cards}), catalog)
+    assert mixed.device_id == "" and mixed.devices == 2
+    assert device_run_notes(current(), mixed, "llama.cpp", "llama.cpp") == []

@@ -138,16 +138,8 @@ def check_report(
             inside = "inside" if abs(error) <= band.median else "inside the 90% band"
             verdict = inside if abs(error) <= band.p90 else "OUTSIDE"
             stated = f"±{band.median:.0%} (90% within ±{band.p90:.0%}): {verdict}"
-        decode = metric == "decode"
-        reasons = beyond(
-            cal,
-            hw,
-            point.runtime,
-            metric,
-            get_model(catalog, point.model),
-            context=point.context if decode else None,
-            batch=point.batch if decode else None,
-        )
+        model = get_model(catalog, point.model)
+        reasons = beyond(cal, hw, point.runtime, metric, model, context=point.context, batch=point.batch)
         if reasons:
             stated += " †"
             unmeasured += [r for r in reasons if r not in unmeasured]

@@ -217,13 +217,14 @@ def estimate(
         notes.append(ROW_SPLIT_NOTE)
     s_in, dec, dec1, bb, pf, ttft, conc, rps = speeds if speeds else (None, None, None, None, None, None, None, None)
     outside: dict[str, str] = {}
+    cal = calibration or current()
     if s_in is not None:
         untested = _untested_class_notes(s_in, rt, hw)
         notes.extend(untested)
-        notes.extend(thin_class_notes(calibration or current(), hw, rt.label, rt.id))
-        notes.extend(device_run_notes(calibration or current(), hw, rt.label, rt.id))
+        notes.extend(thin_class_notes(cal, hw, rt.label, rt.id))
+        notes.extend(device_run_notes(cal, hw, rt.label, rt.id))
         outside = range_notes(
-            calibration or current(),
+            cal,
             hw,
             rt.id,
             rt.label,
@@ -234,7 +235,6 @@ def estimate(
             untested_said=bool(untested),
         )
         notes.extend(note for note in outside.values() if note)
-    cal = calibration or current()
     classes = f"decode {s_in.decode_class}, prefill {s_in.prefill_class}" if s_in is not None else ""
     return Estimate(
         hardware=hw.label,

@@ -357,7 +357,8 @@ def from_machine(machine: Machine, catalog: Catalog) -> Hardware:
     return Hardware(
         label=f"{machine.name}: {len(gpus)} x {slowest.label}",
         kind="gpu",
-        device_id=slowest.id,
+        # Mixed GPUs are no one device model's runs.
+        device_id=slowest.id if len({g.id for g in gpus}) == 1 else "",
         device_class=gpu_class(slowest),
         devices=sum(g.gpus_per_card for g in gpus),
         mem_gb_per_device=slowest.vram_gb * _GIB,

@@ -69,6 +69,9 @@ def beyond(
             f"had a model this large ({size:.0f}B active parameters; the largest measured had "
             f"{found.max_active_params_b:.0f}B)"
         )
+    # Contexts and batches are decode's: a prompt's length is not what its runs were told apart by.
+    if metric != "decode":
+        return out
     if context is not None and context > found.max_context:
         out.append(f"had a context this long ({context:,} tokens; the longest measured was {found.max_context:,})")
     if batch is not None and batch > found.max_batch:
@@ -94,10 +97,7 @@ def range_notes(
     measured at all is flagged without a second note."""
     notes = {}
     for metric, what in METRICS:
-        decode = metric == "decode"
-        parts = beyond(
-            cal, hw, runtime_id, metric, model, context=context if decode else None, batch=batch if decode else None
-        )
+        parts = beyond(cal, hw, runtime_id, metric, model, context=context, batch=batch)
         if parts == [NO_RUN] and untested_said:
             notes[metric] = ""
         elif parts:
@@ -119,9 +119,9 @@ def row_mark(cal: Calibration, hw: Hardware, runtime_id: str, model: LlmModel, c
     ``context``, a short prompt), or "" when they do not."""
     by_reason: dict[str, list[str]] = {}
     for metric, what in METRICS:
-        found = beyond(cal, hw, runtime_id, metric, model, context=context if metric == "decode" else None)
-        if found:
-            by_reason.setdefault(" or ".join(found), []).append(what)
+        reasons = beyond(cal, hw, runtime_id, metric, model, context=context)
+        if reasons:
+            by_reason.setdefault(" or ".join(reasons), []).append(what)
     return "; ".join(
         f"{' and '.join(whats)}: " + (NO_KIND if reason == NO_RUN else f"no published run {reason}")
         for reason, whats in by_reason.items()

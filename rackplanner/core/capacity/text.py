@@ -109,8 +109,6 @@ def _after(depth: int) -> str:
 
 def _passes(est: Estimate) -> str:
     """ " in passes of 2,048 tokens" when the prompt's pass size is not the runtime's default."""
-    from rackplanner.core.capacity.runtime import get_runtime
-
     size = est.prompt_pass_tokens
     if size is None or size == get_runtime(est.runtime).prefill_chunk_tokens:
         return ""
@@ -135,8 +133,6 @@ def trust_note(hw: Hardware, runtime_id: str = "llama.cpp") -> str:
 
 
 def _thin_sentences(cal: Calibration, hw: Hardware, runtime_id: str) -> str:
-    from rackplanner.core.capacity.runtime import get_runtime
-
     label = get_runtime(runtime_id).label
     notes = thin_class_notes(cal, hw, label, runtime_id) + device_run_notes(cal, hw, label, runtime_id)
     return "".join(f" {note[0].upper()}{note[1:]}." for note in notes)
@@ -330,7 +326,6 @@ def _default_format(shipped: str | None, runtime: str, asked: str | None) -> tup
     """The format to estimate (asked, else as shipped, else q4_k_m) and a note when the shipped
     one is passed over because ``runtime`` does not load it."""
     from rackplanner.core.capacity.formats import get_format
-    from rackplanner.core.capacity.runtime import get_runtime
     from rackplanner.core.capacity.support import format_refusal
 
     if asked is not None:

@@ -50,7 +50,7 @@ def table_note(count: int, context: int, runtime_id: str, hw: Hardware | None, m
     fits = f"{count} model × format pairs fit at context {context:,} (or the model's maximum), {runtime}."
     if hw is None:
         return fits
-    mark = f" {UNMEASURED_MARK_NOTE[0].upper()}{UNMEASURED_MARK_NOTE[1:]} (the tooltip says which)." if marked else ""
+    mark = f" {UNMEASURED_MARK_NOTE} (the tooltip says which)." if marked else ""
     batches = best_batch_note(current(), hw, runtime_id, runtime)
     return f"{fits} {trust_note(hw, runtime_id)}{mark}" + (f" {batches}" if batches else "")
 
