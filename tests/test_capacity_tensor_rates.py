@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from rackplanner.core.capacity.hardware import from_gpu
 from rackplanner.core.capacity.tensor_rates import DERIVED_FIELDS, tensor_peaks
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Gpu
+from tests.clihelpers import run_cli
 
 _PEAK = {"int8_tensor_tops": "int8_tops", "fp16_tensor_tflops": "fp16_tflops", "fp8_tensor_tflops": "fp8_tflops"}
 
@@ -112,3 +116,23 @@ def test_trust_note_names_derived_peaks(catalog: Catalog) -> None:
     note = trust_note(from_gpu(catalog, "rtx-3060-12gb"))
     assert " Its INT8 tensor peak is derived from its architecture's other cards, not its sheet." in note
     assert "derived" not in trust_note(from_gpu(catalog, "rtx-4090"))
+
+
+def test_a_card_with_no_compute_figure_says_prefill_and_concurrency_are_unknown(tmp_path: Path) -> None:
+    # A user's own entry that gives memory figures but no FLOPS (as the Radeon PRO W6800's
+    # sheets read lacked): decode follows from bandwidth; prefill, and so the requests a
+    # second that count each request's prompt pass, are said to be unknown, not None or 0.
+    (tmp_path / "gpu.yaml").write_text(
+        "- id: my-w6800\n  vendor: AMD\n  model: Radeon PRO W6800\n  source: ['my own card']\n"
+        "  product_line: workstation\n  architecture: RDNA 2 (Navi 21)\n  vram_gb: 32\n  mem_bw_gbs: 512\n"
+        "  mem_type: GDDR6\n  tdp_w: 250\n  pcie_gen: 4\n  p2p_pcie: true\n"
+    )
+    done = run_cli("estimate", "--catalog", str(tmp_path), "--gpu", "my-w6800", "--model", "llama-3.1-8b")
+    assert done.returncode == 0, done.stderr
+    assert "prefill: unknown, so not estimated" in done.stdout
+    assert "at 20 tokens/s per user: unknown, as prefill is" in done.stdout
+    assert "None" not in done.stdout
+    as_json = json.loads(
+        run_cli("estimate", "--catalog", str(tmp_path), "--gpu", "my-w6800", "--model", "llama-3.1-8b", "--json").stdout
+    )
+    assert as_json["concurrent_at_target"] is None and as_json["decode_tokens_per_s"] > 0

@@ -218,8 +218,13 @@ def format_estimate(est: Estimate) -> str:
             f"  decode, best batch {est.best_batch}: {_rate(est.best_batch_tokens_per_s)}"
             + (" (no measured run at such a batch; see the notes)" if "best batch" in est.outside_measured else ""),
             prefill,
-            f"  at {est.target_tokens_per_s_per_user:g} tokens/s per user: {est.concurrent_at_target} concurrent, "
-            f"{est.requests_per_s_at_target or 0:.2f} requests/s",
+            f"  at {est.target_tokens_per_s_per_user:g} tokens/s per user: "
+            + (
+                f"{est.concurrent_at_target} concurrent, {est.requests_per_s_at_target or 0:.2f} requests/s"
+                if est.concurrent_at_target is not None
+                # Requests per second count each request's prompt pass, which is not estimated.
+                else "unknown, as prefill is"
+            ),
         ]
         if est.calibration_classes:
             lines.append(f"  fitted on: {est.calibration_classes} (rackplanner calibrate)")
