@@ -194,3 +194,20 @@ def test_readme_examples_apply_to_plans_that_check_and_meet_the_target(catalog: 
         served += est.concurrent_at_target or 0
     if goal.users is not None:
         assert served >= goal.users
+
+
+def test_users_on_hardware_whose_prefill_is_unknown_are_not_counted_as_zero(catalog: Catalog) -> None:
+    from rackplanner.core.advise.search import _Judge
+    from rackplanner.core.capacity.hardware import from_gpu
+
+    # An RTX 3090 with every compute figure taken away: decode still follows from its
+    # 936 GB/s, but the requests a second count each request's prompt pass, which is unknown.
+    goal = Goal(model=get_model(catalog, "llama-3.1-8b"), format="q4_k_m", users=4)
+    judge = _Judge(catalog, goal)
+    hw = from_gpu(catalog, "rtx-3090").model_copy(
+        update={"tflops_per_device": None, "int8_tops_per_device": None, "fp16_tensor_tflops_per_device": None}
+    )
+    est = judge.estimate(hw, "llama.cpp")
+    assert est is not None and est.decode_tokens_per_s and est.concurrent_at_target is None
+    assert judge._copies(est) is None
+    assert judge.rejected == {"prefill unknown (no compute figure in the catalog), so users served not estimated": 1}

@@ -117,11 +117,16 @@ class _Judge:
     def reject(self, reason: str) -> None:
         self.rejected[reason] += 1
 
-    def _copies(self, est: Estimate) -> tuple[int, int | None]:
-        """Machines needed for the users (1 for one user) and the users they serve together."""
+    def _copies(self, est: Estimate) -> tuple[int, int | None] | None:
+        """Machines needed for the users (1 for one user) and the users they serve together;
+        None (and the reason recorded) when users are asked for and the speed that serves
+        them is unknown (no prefill estimate without a compute figure)."""
         per_machine = est.concurrent_at_target
         if self.goal.users is None:
             return 1, per_machine
+        if per_machine is None:
+            self.reject("prefill unknown (no compute figure in the catalog), so users served not estimated")
+            return None
         if not per_machine:
             return 1, 0
         copies = math.ceil(self.goal.users / per_machine)
@@ -175,7 +180,10 @@ class _Judge:
             self.reject("model does not fit")
             return None
         server = catalog.get_as(machine.server, Server) if machine.server else None
-        copies, served = self._copies(est)
+        sized = self._copies(est)
+        if sized is None:
+            return None
+        copies, served = sized
         if goal.rack_kw is not None and copies * wall_w > goal.rack_kw * 1000:
             self.reject("over the rack's power")
             return None
@@ -281,7 +289,10 @@ class _Judge:
         if est is None or not est.fits or est.decode_tokens_per_s is None:
             self.reject("model does not fit")
             return None
-        copies, served = self._copies(est)
+        sized = self._copies(est)
+        if sized is None:
+            return None
+        copies, served = sized
         build = self._build(
             None, est, [], label=system.model, platform=f"system {system.id}", gpu=None, count=0,
             price=quote.price_usd * copies, wall_w=None if wall is None else wall * copies, copies=copies,
