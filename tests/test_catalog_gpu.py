@@ -115,6 +115,8 @@ def test_bandwidth_follows_from_bus_width_and_data_rate(catalog: Catalog) -> Non
         ("rtx-3080-10gb", 320, 19, 760),  # Tom's Hardware spec table: 320-bit, 19 Gbps, 760 GBps
         ("rtx-2080-ti", 352, 14, 616),  # NVIDIA's Turing Architecture In-Depth, Table 1 (FE)
         ("tesla-t4", 256, 10, 320),  # Spheron's T4 chart: 320 GB/s; 256-bit at 10 Gbps
+        ("rx-7800-xt", 256, 19.5, 624),  # AMD's table via Sportskeeda: 256-bit, 19.5 Gbps; elektronika.lt 624 GB/s
+        ("rx-7600-xt", 128, 18, 288),  # Meterpreter: 16GB GDDR6 on 128-bit, 18Gbps, 288GB/s
     ],
 )
 def test_memory_figures(catalog: Catalog, part_id: str, bus_bits: int, gbps: float, bandwidth_gbs: float) -> None:
@@ -158,7 +160,9 @@ TENSOR_PER_FP32 = {
     ("CDNA 2", False): 8.0,
     ("CDNA 3", False): 8.0,
     ("CDNA 4", False): 15.9,
+    ("RDNA 3", False): 2.0,  # RX 7700 XT: 70.3 FP16 matrix on 35.17 FP32 (AMD's figures; FP32 dual-issue)
     ("RDNA 4", False): 4.0,
+    ("Xe-HPG", False): 6.8,  # Arc A750: 28 Xe-cores x 2,048 FP16 XMX ops x 2.05 GHz = 117.6 on 17.2 FP32
     ("Xe2-HPG", False): 8.0,
 }
 # The L40's datasheet gives FP16 tensor with FP32 accumulate at 181.05 on 90.5 FP32 (half the
@@ -200,8 +204,11 @@ TFLOPS_PER_WATT = {
     "CDNA 2": (0.5, 1.0),  # MI250 362.1/500 = 0.72 per module, MI210 181/300 = 0.60
     "CDNA 3": (1.2, 2.2),  # MI300X 1300/750 = 1.73, MI325X 1307/1000 = 1.31
     "CDNA 4": (1.2, 2.4),  # MI355X 2516.6/1400 = 1.80
+    "RDNA 3": (0.2, 0.5),  # RX 7600 XT 45.1/190 = 0.24, Radeon PRO W7800 90.5/260 = 0.35
     "RDNA 4": (0.4, 1.0),  # RX 9070 XT 195/304 = 0.64
-    "Xe2-HPG": (0.3, 0.8),  # Arc Pro B60 98.3/200 = 0.49
+    "Xe-HPG": (0.3, 0.8),  # Arc A580 83.6/175 = 0.48, A750 117.6/225 = 0.52
+    # Arc Pro B60 98.3/200 = 0.49; the slot-powered Arc Pro B50 85.2/70 = 1.22
+    "Xe2-HPG": (0.3, 1.3),
 }
 
 
