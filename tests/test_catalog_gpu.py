@@ -167,7 +167,9 @@ TENSOR_PER_FP32 = {
 }
 # The L40's datasheet gives FP16 tensor with FP32 accumulate at 181.05 on 90.5 FP32 (half the
 # L40S's rate, as on GeForce cards): Mullet's copy of the L40/L40S datasheet table.
-TENSOR_PER_FP32_BY_PART = {"l40": 2.0}
+# The H20 is Hopper throttled for export rules: 148 FP16 tensor on 44 FP32 (zangshuxian.com's
+# dense figures, gpumap's table).
+TENSOR_PER_FP32_BY_PART = {"l40": 2.0, "h20": 3.4}
 
 
 def test_dense_tensor_figures_are_not_sparse(catalog: Catalog) -> None:
@@ -199,7 +201,8 @@ TFLOPS_PER_WATT = {
     # 1,000 W is the whole module's (Grace CPU and LPDDR5X included).
     "Hopper": (0.9, 2.4),
     "GB100": (1.5, 3.0),  # B200 2250/1000 = 2.25, GB200's GPU 2500/1200 = 2.08
-    "GB20x": (0.25, 1.6),  # RTX 5070 Ti 87.9/300 = 0.29 (GeForce FP32 accumulate), RTX PRO 6000 Max-Q 1.46
+    # RTX 5070 61.7/250 = 0.247 (GeForce FP32 accumulate), RTX PRO 6000 Max-Q 1.46
+    "GB20x": (0.24, 1.6),
     "CDNA": (0.4, 1.0),  # MI100 184.6/300 = 0.62
     "CDNA 2": (0.5, 1.0),  # MI250 362.1/500 = 0.72 per module, MI210 181/300 = 0.60
     "CDNA 3": (1.2, 2.2),  # MI300X 1300/750 = 1.73, MI325X 1307/1000 = 1.31
@@ -212,6 +215,10 @@ TFLOPS_PER_WATT = {
 }
 
 
+# The throttled H20: 148 dense FP16 tensor TFLOPS at 400 W (willitrunai, gpumap) = 0.37.
+TFLOPS_PER_WATT_BY_PART = {"h20": (0.3, 0.45)}
+
+
 def test_tensor_tflops_per_watt_fit_the_generation(catalog: Catalog) -> None:
     checked = []
     for gpu in _gpus(catalog):
@@ -219,7 +226,7 @@ def test_tensor_tflops_per_watt_fit_the_generation(catalog: Catalog) -> None:
             continue
         family = _family(gpu)
         assert family in TFLOPS_PER_WATT, f"{gpu.id}: no TFLOP/s per watt range for {family!r}"
-        low, high = TFLOPS_PER_WATT[family]
+        low, high = TFLOPS_PER_WATT_BY_PART.get(gpu.id, TFLOPS_PER_WATT[family])
         # Compute is per device, power per card.
         per_watt = gpu.fp16_tensor_tflops * gpu.gpus_per_card / gpu.tdp_w
         assert low <= per_watt <= high, f"{gpu.id}: {per_watt:.2f} TFLOP/s per W outside {low}-{high}"
@@ -286,8 +293,12 @@ def test_devices_per_card(catalog: Catalog) -> None:
     mi250 = _gpu(catalog, "mi250")
     assert mi250.gpus_per_card == 2
     assert (mi250.vram_gb * 2, mi250.mem_bw_gbs and mi250.mem_bw_gbs * 2) == (128, 3200)
-    # Every other new card is one device.
-    assert all(g.gpus_per_card == 1 for g in _gpus(catalog) if g.id not in {"mi250", "tesla-k80"})
+    # hmc-tech / Wikipedia: an A16 card holds four GA107 GPUs of 16 GB and 200 GB/s each
+    # (64 GB and 4 x 200 GB/s a card) under one 250 W board power.
+    a16 = _gpu(catalog, "a16")
+    assert (a16.gpus_per_card, a16.vram_gb * 4, a16.mem_bw_gbs, a16.tdp_w) == (4, 64, 200, 250)
+    # Every other card is one device.
+    assert all(g.gpus_per_card == 1 for g in _gpus(catalog) if g.id not in {"mi250", "tesla-k80", "a16"})
 
 
 def test_transient_peaks_sit_above_board_power(catalog: Catalog) -> None:

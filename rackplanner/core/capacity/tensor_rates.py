@@ -91,14 +91,26 @@ def _ratio(peers: list[Gpu], field: str, base: str) -> tuple[float, list[str]] |
     return statistics.median(r for r, _ in agreeing), sorted(pid for _, pid in agreeing)
 
 
-def _derive(gpu: Gpu, field: str, peers: list[Gpu], arch: str) -> tuple[float, str] | None:
+# INT8 against FP32 is the one ratio GeForce cards share with the workstation and datacentre
+# cards of their die: GeForce halves only FP32-accumulate tensor rates (RTX 2080 Ti 227.7/14.2
+# and Tesla T4 130/8.1 are both 16; RTX 3090 and RTX A6000 both 8; Pascal's DP4A 4 x FP32 on
+# the Tesla P40 and GeForce GP102 alike).
+_ANY_TIER = frozenset({"int8_tensor_tops", "fp32_tflops"})
+
+
+def _derive(gpu: Gpu, field: str, peers: list[Gpu], tier_peers: list[Gpu], arch: str) -> tuple[float, str] | None:
     """A missing peak from the first of the entry's own (sourced) peaks its peers give a
-    ratio for, with the note that says how; None when none does."""
+    ratio for, with the note that says how; None when none does. ``peers`` share the
+    entry's die and tier; ``tier_peers``, its die in any tier, answer for INT8 against FP32
+    when the entry's own tier cannot."""
     for base in _BASES:
         base_value = getattr(gpu, base)
         if base == field or not base_value:
             continue
         found = _ratio(peers, field, base)
+        if found is None and {field, base} == _ANY_TIER:
+            # No card of the entry's own tier gives it: its die's other tiers do.
+            found = _ratio(tier_peers, field, base)
         if found is None:
             continue
         ratio, ids = found
@@ -121,13 +133,13 @@ def tensor_peaks(gpu: Gpu, catalog: Catalog) -> TensorPeaks:
     notes: list[str] = []
     cls = rate_class(gpu)
     if cls is not None and None in values.values():
-        peers = [
-            p
-            for p in catalog.of_kind(Gpu)
-            if p.id != gpu.id and (pc := rate_class(p)) is not None and _same_class(cls, pc)
-        ]
+        die_peers = [(p, pc) for p in catalog.of_kind(Gpu) if p.id != gpu.id and (pc := rate_class(p)) is not None]
+        # Only a named die crosses tiers: an unnamed one could be a compute die (GA100's INT8 is
+        # 32 x FP32, GA10x's 8 x), and a tier's many cards would outvote the other die kind.
+        any_tier = [p for p, pc in die_peers if cls[2] != "?" and pc[:3] == cls[:3]]
+        peers = [p for p, pc in die_peers if _same_class(cls, pc)]
         for field in (f for f, v in values.items() if v is None):
-            found = _derive(gpu, field, peers, cls[1])
+            found = _derive(gpu, field, peers, any_tier, cls[1])
             if found is not None:
                 values[field] = found[0]
                 derived.append(DERIVED_FIELDS[field][0])
