@@ -133,7 +133,11 @@ SOCKET_MEMORY = {
     "LGA2011-3": ("DDR4", 4),
     "LGA3647": ("DDR4", 6),
     "LGA4189": ("DDR4", 8),
-    "LGA4677": ("DDR5", 8),
+    # Xeon 6 (ARK export, Hardwareluxx, Cnews): 6900P on LGA7529 with 12 x DDR5 and 96 lanes,
+    # 6700P on LGA4710 with 8 x DDR5 and 88 lanes; Core Ultra 200S on LGA1851: 2 x DDR5, 20 lanes.
+    "LGA7529": ("DDR5", 12),
+    "LGA4710": ("DDR5", 8),
+    "LGA1851": ("DDR5", 2),
 }
 
 # CPU PCIe lanes per socket and generation. EPYC: x128 in every row of AMD's table; Xeon:
@@ -149,7 +153,9 @@ SOCKET_PCIE = {
     "LGA2011-3": (3, 40),
     "LGA3647": (3, 48),
     "LGA4189": (4, 64),
-    "LGA4677": (5, 80),
+    "LGA7529": (5, 96),
+    "LGA4710": (5, 88),
+    "LGA1851": (5, 20),
 }
 
 
@@ -160,6 +166,10 @@ SOCKET_PCIE = {
 PLATFORM_SOCKET_LAYOUT = {
     ("sTR5", "hedt"): (("DDR5", 4), (5, 48)),
     ("sTR5", "workstation"): (("DDR5", 8), (5, 128)),
+    # LGA4677 takes Xeon Scalable 4th/5th gen on servers (ARK: 8 x DDR5, 80 lanes) and Xeon W-3400
+    # on W790 workstations (ARK export for the w9-3495X: 8 channels, 112 lanes).
+    ("LGA4677", "server"): (("DDR5", 8), (5, 80)),
+    ("LGA4677", "workstation"): (("DDR5", 8), (5, 112)),
 }
 
 
@@ -195,9 +205,10 @@ def test_multi_socket_parts_name_their_links(cpu: Cpu) -> None:
     assert cpu.inter_socket_link is not None, cpu.id
     if cpu.inter_socket_link == "UPI":
         # Intel ARK: 2-4 UPI links at 10.4 (Skylake/Cascade Lake), 11.2 (Ice Lake),
-        # 16 (Sapphire Rapids) or 20 GT/s (Emerald Rapids).
-        assert cpu.inter_socket_links in (2, 3, 4), cpu.id
-        assert cpu.inter_socket_gts in (None, 10.4, 11.2, 16, 20), cpu.id
+        # 16 (Sapphire Rapids) or 20 GT/s (Emerald Rapids); Xeon 6 has UPI 2.0 at 24 GT/s,
+        # six links on the 6900P and four on the 6700P (ARK export rows).
+        assert cpu.inter_socket_links in (2, 3, 4, 6), cpu.id
+        assert cpu.inter_socket_gts in (None, 10.4, 11.2, 16, 20, 24), cpu.id
     if cpu.inter_socket_link == "QPI":
         assert cpu.inter_socket_links == 2, cpu.id  # the E5-2600 block diagram (istorya.net)
     if cpu.pcie_lanes_2p is not None:
@@ -209,8 +220,9 @@ def test_multi_socket_parts_name_their_links(cpu: Cpu) -> None:
 
 @pytest.mark.parametrize("cpu", CPUS, ids=CPU_IDS)
 def test_vector_extensions_follow_the_architecture(cpu: Cpu) -> None:
-    # AMX arrived with 4th-gen Xeon Scalable (Sapphire Rapids, LGA4677) and sits on AVX-512.
-    assert cpu.amx == (cpu.socket == "LGA4677"), cpu.id
+    # AMX arrived with 4th-gen Xeon Scalable (Sapphire Rapids, LGA4677) and sits on AVX-512;
+    # Xeon 6's P-core parts keep it (LGA7529, LGA4710; the catalog holds no E-core Xeon 6).
+    assert cpu.amx == (cpu.socket in ("LGA4677", "LGA7529", "LGA4710")), cpu.id
     if cpu.amx:
         assert cpu.avx512, cpu.id
     if cpu.vendor == "AMD":
