@@ -48,6 +48,9 @@ class MeasuredRange(BaseModel):
     max_batch: int
     points: int
     sources: int
+    # The chip makers whose devices ran them (Hardware.vendor): a maker's software stack is
+    # its own, so another maker's runs do not vouch for it. Empty in older constants files.
+    makers: list[str] = []
 
 
 class Calibration(BaseModel):

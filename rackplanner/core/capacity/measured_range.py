@@ -20,10 +20,11 @@ from rackplanner.core.catalog.parts import LlmModel
 METRICS = (("decode", "decode"), ("prefill", "prompt"))
 NO_RUN = "was measured at all"
 NO_KIND = "no run on this kind of hardware in this runtime was published"
+MAKER_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "apple": "Apple"}
 # Said under a table whose rows carry the mark.
 UNMEASURED_MARK_NOTE = (
-    "† no published run on this kind of hardware and runtime had a model of that size (or a context that long): "
-    "the error band is other runs'"
+    "† no published run on this kind of hardware and runtime had a model of that size (or a context that long, "
+    "or a device of that maker): the error band is other runs'"
 )
 
 
@@ -31,6 +32,10 @@ def size_b(model: LlmModel) -> float:
     """Active parameters in billions, to the four significant digits the constants file keeps,
     so a measured model is never outside its own range."""
     return float(f"{active_params(model) / 1e9:.4g}")
+
+
+def _maker(vendor: str) -> str:
+    return MAKER_NAMES.get(vendor, vendor)
 
 
 def range_key(metric: str, hw: Hardware, runtime_id: str) -> str:
@@ -59,6 +64,10 @@ def beyond(
         return [NO_RUN]
     size = size_b(model)
     out = []
+    if found.makers and hw.vendor not in found.makers:
+        out.append(
+            f"was on {_maker(hw.vendor)} hardware (the measured ones were {' and '.join(map(_maker, found.makers))})"
+        )
     if size < found.min_active_params_b:
         out.append(
             f"had a model this small ({size:.1f}B active parameters; the smallest measured had "

@@ -15,12 +15,14 @@ from rackplanner.core.catalog.loading import Catalog
 
 def measured_ranges(points: list[MeasuredPoint], catalog: Catalog) -> dict[str, MeasuredRange]:
     """What the benchmark runs (the ones the error bands are held out on) covered, by class."""
-    groups: dict[str, list[tuple[float, int, int, str]]] = defaultdict(list)
+    groups: dict[str, list[tuple[float, int, int, str, str]]] = defaultdict(list)
     for point in points:
         if point.is_report:
             continue
-        key = range_key(point.metric_kind, hardware_of(point, catalog), point.runtime)
-        groups[key].append((size_b(get_model(catalog, point.model)), point.context, point.batch, point.group))
+        hw = hardware_of(point, catalog)
+        key = range_key(point.metric_kind, hw, point.runtime)
+        size = size_b(get_model(catalog, point.model))
+        groups[key].append((size, point.context, point.batch, point.group, hw.vendor))
     return {
         key: MeasuredRange(
             min_active_params_b=min(r[0] for r in runs),
@@ -29,6 +31,7 @@ def measured_ranges(points: list[MeasuredPoint], catalog: Catalog) -> dict[str, 
             max_batch=max(r[2] for r in runs),
             points=len(runs),
             sources=len({r[3] for r in runs}),
+            makers=sorted({r[4] for r in runs}),
         )
         for key, runs in sorted(groups.items())
     }
