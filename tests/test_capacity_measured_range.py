@@ -188,3 +188,12 @@ def test_a_maker_no_run_of_its_kind_measured_says_so(catalog: Catalog) -> None:
     # An RX 7800 XT is AMD's, whose GDDR llama.cpp runs were measured: no maker note.
     amd = estimate(model, "q4_0", from_gpu(catalog, "rx-7800-xt"), context=512)
     assert not any("hardware (the measured ones" in n for n in amd.notes)
+    # The capacity table on such a card says it once, under every marked row.
+    arc = from_gpu(catalog, "arc-a750")
+    rows = capacity_table(catalog, arc, runtime="llama.cpp", context=4096)
+    assert rows and all(r.unmeasured for r in rows)
+    text = format_capacity_table(arc, rows, 4096, "llama.cpp")
+    assert "No published llama.cpp (layer split) run on Intel gpu-gddr hardware was measured" in text
+    amd = from_gpu(catalog, "rx-7800-xt")
+    amd_text = format_capacity_table(amd, capacity_table(catalog, amd, context=4096), 4096, "llama.cpp")
+    assert "hardware was measured (those measured were" not in amd_text

@@ -9,7 +9,7 @@ from PySide6.QtCore import QSizeF
 from rackplanner.core.capacity.cost import ELECTRICITY_SOURCE, CostSettings, format_ownership
 from rackplanner.core.capacity.estimate import DEFAULT_RUNTIME
 from rackplanner.core.capacity.fitted import current
-from rackplanner.core.capacity.measured_range import best_batch_note
+from rackplanner.core.capacity.measured_range import table_notes
 from rackplanner.core.capacity.purchase import ownership_of
 from rackplanner.core.capacity.runtime import RUNTIMES
 from rackplanner.core.capacity.text import trust_note
@@ -151,7 +151,7 @@ def _capacity(c: Composer, facts: PlanFacts) -> None:
             rows,
         )
         if hw is not None:
-            batches = best_batch_note(current(), hw, DEFAULT_RUNTIME, RUNTIMES[DEFAULT_RUNTIME].label)
+            batches = table_notes(current(), hw, DEFAULT_RUNTIME, RUNTIMES[DEFAULT_RUNTIME].label)
             c.paragraph(trust_note(hw) + (f" {batches}" if batches else ""), 8, color=MUTED)
         c.paragraph(cost_sentence(config), 8.5)
 

@@ -146,3 +146,24 @@ def best_batch_note(cal: Calibration, hw: Hardware, runtime_id: str, runtime_lab
         f"No published {runtime_label} run on {band_class(hw)} hardware decoded more than one sequence at once, "
         "so no run measured the best-batch figures."
     )
+
+
+def maker_note(cal: Calibration, hw: Hardware, runtime_id: str, runtime_label: str) -> str:
+    """A sentence for a table on hardware of a maker no measured run of its kind was on."""
+    found = cal.measured_ranges.get(range_key("decode", hw, runtime_id))
+    if found is None or not found.makers or hw.vendor in found.makers:
+        return ""
+    return (
+        f"No published {runtime_label} run on {_maker(hw.vendor)} {band_class(hw)} hardware was measured "
+        f"(those measured were {' and '.join(map(_maker, found.makers))}), so every speed here is marked."
+    )
+
+
+def table_notes(cal: Calibration, hw: Hardware, runtime_id: str, runtime_label: str) -> str:
+    """The sentences a speed table on ``hw`` ends with: a maker no run measured, best batches
+    no run reached ("" when neither applies)."""
+    return " ".join(
+        n
+        for n in (maker_note(cal, hw, runtime_id, runtime_label), best_batch_note(cal, hw, runtime_id, runtime_label))
+        if n
+    )

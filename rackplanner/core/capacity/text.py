@@ -23,7 +23,7 @@ from rackplanner.core.capacity.fitted import (
 )
 from rackplanner.core.capacity.hardware import Hardware, from_cpu, from_gpu, from_machine, from_unified_system
 from rackplanner.core.capacity.layouts import WeightFormat
-from rackplanner.core.capacity.measured_range import UNMEASURED_MARK_NOTE, best_batch_note
+from rackplanner.core.capacity.measured_range import UNMEASURED_MARK_NOTE, table_notes
 from rackplanner.core.capacity.model_shape import format_model_shape
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.catalog.loading import Catalog
@@ -277,7 +277,7 @@ def format_capacity_table(hw: Hardware, rows: list[TableRow], context: int, runt
         lines.append("'in RAM': share of the weights llama.cpp keeps in system RAM and runs on the CPU")
     if any(r.unmeasured for r in rows):
         lines.append(f"{UNMEASURED_MARK_NOTE}; rackplanner estimate says which")
-    batches = best_batch_note(current(), hw, runtime_id, get_runtime(runtime_id).label)
+    batches = table_notes(current(), hw, runtime_id, get_runtime(runtime_id).label)
     lines += [f"Note: {a}" for a in [*hw.assumptions, *([batches] if rows and batches else [])]]
     return "\n".join(lines)
 

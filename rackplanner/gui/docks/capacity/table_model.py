@@ -19,7 +19,7 @@ from rackplanner.core.capacity.estimate import TableRow
 from rackplanner.core.capacity.fitted import current
 from rackplanner.core.capacity.formats import FORMATS
 from rackplanner.core.capacity.hardware import Hardware
-from rackplanner.core.capacity.measured_range import UNMEASURED_MARK_NOTE, best_batch_note
+from rackplanner.core.capacity.measured_range import UNMEASURED_MARK_NOTE, table_notes
 from rackplanner.core.capacity.runtime import RUNTIMES
 from rackplanner.core.capacity.text import trust_note
 from rackplanner.gui.docks.summary import short_model
@@ -51,7 +51,7 @@ def table_note(count: int, context: int, runtime_id: str, hw: Hardware | None, m
     if hw is None:
         return fits
     mark = f" {UNMEASURED_MARK_NOTE} (the tooltip says which)." if marked else ""
-    batches = best_batch_note(current(), hw, runtime_id, runtime)
+    batches = table_notes(current(), hw, runtime_id, runtime)
     return f"{fits} {trust_note(hw, runtime_id)}{mark}" + (f" {batches}" if batches else "")
 
 
