@@ -119,3 +119,29 @@ def test_the_dgx_spark_runs_the_servers_and_a_mac_does_not(catalog: Catalog) -> 
             from_unified_system(catalog, "framework-desktop-ryzen-ai-max-395-128gb"),
             runtime="tensorrt-llm",
         )
+
+
+# Llama 2 7B Q4_0 on Macs the calibration has no run of, from llama.cpp discussion 4167's summary
+# table as scraped into smoothyy3/willitrun (data/normalized, commit 04cac64, 2026-04): tg128 and
+# pp512 tokens/s under Metal.
+@pytest.mark.parametrize(
+    ("system_id", "tg128", "pp512"),
+    [
+        ("macbook-pro-m1-pro-32gb", 36.41, 266.25),
+        ("macbook-pro-m2-pro-32gb", 38.86, 341.19),
+        ("macbook-pro-m3-pro-36gb", 30.74, 341.67),
+        ("mac-mini-m4-pro-48gb", 50.74, 439.78),
+    ],
+)
+def test_macs_without_a_measured_run_land_inside_the_stated_band(
+    catalog: Catalog, system_id: str, tg128: float, pp512: float
+) -> None:
+    model = get_model(catalog, "llama-2-7b")
+    hw = from_unified_system(catalog, system_id)
+    decode = estimate(model, "q4_0", hw, context=64, prompt=64, with_training=False)
+    prompt = estimate(model, "q4_0", hw, context=512, prompt=512, with_training=False)
+    assert decode.decode_tokens_per_s is not None and decode.decode_error is not None
+    assert prompt.prefill_tokens_per_s is not None and prompt.prefill_error is not None
+    # Each within the band the estimate states for nine runs in ten.
+    assert abs(decode.decode_tokens_per_s / tg128 - 1) <= decode.decode_error.p90
+    assert abs(prompt.prefill_tokens_per_s / pp512 - 1) <= prompt.prefill_error.p90
