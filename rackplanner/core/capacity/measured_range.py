@@ -155,7 +155,8 @@ def maker_note(cal: Calibration, hw: Hardware, runtime_id: str, runtime_label: s
         return ""
     return (
         f"No published {runtime_label} run on {_maker(hw.vendor)} {band_class(hw)} hardware was measured "
-        f"(those measured were {' and '.join(map(_maker, found.makers))}), so every speed here is marked."
+        f"(those measured were {' and '.join(map(_maker, found.makers))}): the error band of these speeds is "
+        "other makers' runs'."
     )
 
 
