@@ -12,7 +12,7 @@ the estimate gives 493, outside the ±29% the class's runs hold nine times in te
 from __future__ import annotations
 
 from rackplanner.core.capacity.classes import runtime_class
-from rackplanner.core.capacity.fitted import Calibration, band_class
+from rackplanner.core.capacity.fitted import Calibration, MeasuredRange, band_class
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.shape import active_params
 from rackplanner.core.catalog.parts import LlmModel
@@ -36,6 +36,11 @@ def size_b(model: LlmModel) -> float:
 
 def _maker(vendor: str) -> str:
     return MAKER_NAMES.get(vendor, vendor)
+
+
+def _makers(found: MeasuredRange) -> str:
+    """ "AMD and NVIDIA": the makers whose runs a range holds."""
+    return " and ".join(map(_maker, found.makers))
 
 
 def range_key(metric: str, hw: Hardware, runtime_id: str) -> str:
@@ -65,9 +70,7 @@ def beyond(
     size = size_b(model)
     out = []
     if found.makers and hw.vendor not in found.makers:
-        out.append(
-            f"was on {_maker(hw.vendor)} hardware (the measured ones were {' and '.join(map(_maker, found.makers))})"
-        )
+        out.append(f"was on {_maker(hw.vendor)} hardware (the measured ones were {_makers(found)})")
     if size < found.min_active_params_b:
         out.append(
             f"had a model this small ({size:.1f}B active parameters; the smallest measured had "
@@ -155,7 +158,7 @@ def maker_note(cal: Calibration, hw: Hardware, runtime_id: str, runtime_label: s
         return ""
     return (
         f"No published {runtime_label} run on {_maker(hw.vendor)} {band_class(hw)} hardware was measured "
-        f"(those measured were {' and '.join(map(_maker, found.makers))}): the error band of these speeds is "
+        f"(those measured were {_makers(found)}): the error band of these speeds is "
         "other makers' runs'."
     )
 

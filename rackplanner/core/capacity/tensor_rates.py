@@ -133,11 +133,11 @@ def tensor_peaks(gpu: Gpu, catalog: Catalog) -> TensorPeaks:
     notes: list[str] = []
     cls = rate_class(gpu)
     if cls is not None and None in values.values():
-        die_peers = [(p, pc) for p in catalog.of_kind(Gpu) if p.id != gpu.id and (pc := rate_class(p)) is not None]
+        rated = [(p, pc) for p in catalog.of_kind(Gpu) if p.id != gpu.id and (pc := rate_class(p)) is not None]
         # Only a named die crosses tiers: an unnamed one could be a compute die (GA100's INT8 is
         # 32 x FP32, GA10x's 8 x), and a tier's many cards would outvote the other die kind.
-        any_tier = [p for p, pc in die_peers if cls[2] != "?" and pc[:3] == cls[:3]]
-        peers = [p for p, pc in die_peers if _same_class(cls, pc)]
+        any_tier = [p for p, pc in rated if cls[2] != "?" and pc[:3] == cls[:3]]
+        peers = [p for p, pc in rated if _same_class(cls, pc)]
         for field in (f for f, v in values.items() if v is None):
             found = _derive(gpu, field, peers, any_tier, cls[1])
             if found is not None:
