@@ -23,6 +23,7 @@ from rackplanner.core.capacity.estimate import LAYER_SPLIT_NOTE, Estimate, estim
 from rackplanner.core.capacity.formats import get_format, weight_bytes
 from rackplanner.core.capacity.hardware import Hardware, from_machine, from_unified_system
 from rackplanner.core.capacity.layouts import WeightFormat
+from rackplanner.core.capacity.measured_range import decode_outside_note
 from rackplanner.core.capacity.runtime import get_runtime
 from rackplanner.core.capacity.support import format_refusal, support_unknown, unsupported
 from rackplanner.core.catalog.loading import Catalog
@@ -227,6 +228,10 @@ class _Judge:
         ]
         if support_note is not None:
             warnings.append(support_note)
+        # The goal is a speed: one no run of its kind measured is a risk of the build's own.
+        speed_note = decode_outside_note(est.notes)
+        if speed_note is not None:
+            warnings.append(f"decode speed {speed_note}")
         if goal.rack_kw is not None and machine is not None and machine.server is None:
             warnings.insert(0, "a tower or open frame, not a rack server: its rack space (shelves) is not checked")
         layer_note = LAYER_SPLIT_NOTE if LAYER_SPLIT_NOTE in est.notes else None

@@ -20,6 +20,7 @@ from rackplanner.core.catalog.parts import LlmModel
 METRICS = (("decode", "decode"), ("prefill", "prompt"))
 NO_RUN = "was measured at all"
 NO_KIND = "no run on this kind of hardware in this runtime was published"
+OUTSIDE_PREFIX = "outside the measured range: no published "
 MAKER_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "apple": "Apple"}
 # Said under a table whose rows carry the mark.
 UNMEASURED_MARK_NOTE = (
@@ -41,6 +42,11 @@ def _maker(vendor: str) -> str:
 def _makers(found: MeasuredRange) -> str:
     """ "AMD and NVIDIA": the makers whose runs a range holds."""
     return " and ".join(map(_maker, found.makers))
+
+
+def decode_outside_note(notes: list[str]) -> str | None:
+    """The estimate's note on its decode speed lying outside the measured runs, or None."""
+    return next((n for n in notes if n.startswith(OUTSIDE_PREFIX) and " decode run on " in n), None)
 
 
 def range_key(metric: str, hw: Hardware, runtime_id: str) -> str:
@@ -114,7 +120,7 @@ def range_notes(
             notes[metric] = ""
         elif parts:
             notes[metric] = (
-                f"outside the measured range: no published {runtime_label} {what} run on {band_class(hw)} hardware "
+                f"{OUTSIDE_PREFIX}{runtime_label} {what} run on {band_class(hw)} hardware "
                 f"{' or '.join(parts)}, so the error band given is other runs'"
             )
     found = cal.measured_ranges.get(range_key("decode", hw, runtime_id))
