@@ -215,9 +215,10 @@ def test_users_on_hardware_whose_prefill_is_unknown_are_not_counted_as_zero(cata
 
 def test_a_build_whose_speed_no_run_of_its_maker_measured_names_that_as_its_risk(catalog: Catalog) -> None:
     # No llama.cpp run on an Intel GPU is in tests/data/measured.csv, yet on the Vulkan
-    # scoreboard (llama.cpp discussion 10879, as scraped into smoothyy3/willitrun) an Arc A750 decoded Llama 2 7B Q4_0 at
-    # 42.7 tokens/s against about 92 estimated: a cheap Arc build meeting a speed goal on paper
-    # says its speed is other makers' band. An AMD card of the same memory kind does not.
+    # scoreboard (llama.cpp discussion 10879, as scraped into smoothyy3/willitrun) an Arc A750
+    # decoded Llama 2 7B Q4_0 at 42.7 tokens/s against about 92 estimated: a cheap Arc build
+    # meeting a speed goal on paper says its speed is other makers' band. An AMD card of the
+    # same memory kind does not.
     goal = Goal(model=get_model(catalog, "llama-3.1-8b"), format="q4_k_m", tokens_per_s=50, budget_usd=1500)
     builds = advise(catalog, goal).builds
     by_gpu = {build.gpu: build for build in builds}
