@@ -21,6 +21,7 @@ METRICS = (("decode", "decode"), ("prefill", "prompt"))
 NO_RUN = "was measured at all"
 NO_KIND = "no run on this kind of hardware in this runtime was published"
 OUTSIDE_PREFIX = "outside the measured range: no published "
+OTHER_RUNS_BAND = ", so the error band given is other runs'"
 MAKER_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "apple": "Apple"}
 # Said under a table whose rows carry the mark.
 UNMEASURED_MARK_NOTE = (
@@ -45,8 +46,11 @@ def _makers(found: MeasuredRange) -> str:
 
 
 def decode_outside_note(notes: list[str]) -> str | None:
-    """The estimate's note on its decode speed lying outside the measured runs, or None."""
-    return next((n for n in notes if n.startswith(OUTSIDE_PREFIX) and " decode run on " in n), None)
+    """The estimate's note on its decode speed lying outside the measured runs, without the
+    error band it speaks of ("outside the measured range: no published ... run ... was on Intel
+    hardware (...)"), or None."""
+    found = next((n for n in notes if n.startswith(OUTSIDE_PREFIX) and " decode run on " in n), None)
+    return found.removesuffix(OTHER_RUNS_BAND) if found else None
 
 
 def range_key(metric: str, hw: Hardware, runtime_id: str) -> str:
@@ -121,7 +125,7 @@ def range_notes(
         elif parts:
             notes[metric] = (
                 f"{OUTSIDE_PREFIX}{runtime_label} {what} run on {band_class(hw)} hardware "
-                f"{' or '.join(parts)}, so the error band given is other runs'"
+                f"{' or '.join(parts)}{OTHER_RUNS_BAND}"
             )
     found = cal.measured_ranges.get(range_key("decode", hw, runtime_id))
     if best_batch is not None and found is not None and best_batch > max(found.max_batch, batch):
