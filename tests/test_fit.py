@@ -53,6 +53,21 @@ def test_sound_home_rig_has_no_errors(catalog: Catalog) -> None:
     assert "ram-below-vram" not in found  # 2 x 48 GB = 96 GB >= 48 GB VRAM
 
 
+def test_a_machine_with_no_ram_drawn_is_not_told_it_has_0_gb(catalog: Catalog) -> None:
+    # A plan still being drawn, or a system sold with its own memory (a DGX H100 has 2 TB,
+    # NVIDIA DGX H100 user guide), holds no DIMMs: "System RAM is 0 GB" would be a wrong
+    # figure. It is a note naming what the machine needs, 2 x 24 GB = 48 GB for two RTX 3090s.
+    plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
+    bare = plan.model_copy(update={"machines": [plan.machines[0].model_copy(update={"memory": []})]})
+    found = findings_of(bare, catalog)
+    assert found["ram-below-vram"].severity == "info"
+    assert found["ram-below-vram"].message == (
+        "No system RAM in the plan, so RAM against VRAM is not checked; the machine needs at least 48 GB "
+        "(as much as its VRAM)."
+    )
+    assert "System RAM is 0 GB" not in " ".join(f.message for f in found.values())
+
+
 def test_power_limit_lowers_the_budget(catalog: Catalog) -> None:
     gpu = catalog.get_as("rtx-3090", Gpu)
     assert gpu is not None

@@ -326,7 +326,15 @@ def _memory(machine: Machine, board: Board, catalog: Catalog, gpus: Sequence[tup
             dimms += item.count
     vram_gb = sum(g.vram_gb * g.gpus_per_card for _, g in gpus)
     # 001_1caa315e8577a206.txt: buy at the very least more CPU RAM than VRAM.
-    if gpus and ram_gb < vram_gb:
+    if gpus and not dimms:
+        # No memory drawn is not "0 GB": a plan still being drawn, or a system sold with its own.
+        add(
+            "info",
+            "ram-below-vram",
+            f"No system RAM in the plan, so RAM against VRAM is not checked; the machine needs at least "
+            f"{vram_gb:g} GB (as much as its VRAM).",
+        )
+    elif gpus and ram_gb < vram_gb:
         add(
             "warning",
             "ram-below-vram",
