@@ -54,9 +54,9 @@ def test_sound_home_rig_has_no_errors(catalog: Catalog) -> None:
 
 
 def test_a_machine_with_no_ram_drawn_is_not_told_it_has_0_gb(catalog: Catalog) -> None:
-    # A plan still being drawn, or a system sold with its own memory (a DGX H100 has 2 TB,
-    # NVIDIA DGX H100 user guide), holds no DIMMs: "System RAM is 0 GB" would be a wrong
-    # figure. It is a note naming what the machine needs, 2 x 24 GB = 48 GB for two RTX 3090s.
+    # A plan still being drawn, or a DGX the advice takes as sold whole (its memory in its
+    # price), holds no DIMMs: "System RAM is 0 GB" would be a wrong figure. It is a note
+    # naming what the machine needs, 2 x 24 GB = 48 GB for two RTX 3090s.
     plan = load_plan(EXAMPLES / "home-rig-2x3090.json", catalog)
     bare = plan.model_copy(update={"machines": [plan.machines[0].model_copy(update={"memory": []})]})
     found = findings_of(bare, catalog)
