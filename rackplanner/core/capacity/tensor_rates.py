@@ -136,7 +136,7 @@ def tensor_peaks(gpu: Gpu, catalog: Catalog) -> TensorPeaks:
         rated = [(p, pc) for p in catalog.of_kind(Gpu) if p.id != gpu.id and (pc := rate_class(p)) is not None]
         # Only a named die crosses tiers: an unnamed one could be a compute die (GA100's INT8 is
         # 32 x FP32, GA10x's 8 x), and a tier's many cards would outvote the other die kind.
-        any_tier = [p for p, pc in rated if cls[2] != "?" and pc[:3] == cls[:3]]
+        any_tier = [p for p, pc in rated if pc[:3] == cls[:3]] if cls[2] != "?" else []
         peers = [p for p, pc in rated if _same_class(cls, pc)]
         for field in (f for f, v in values.items() if v is None):
             found = _derive(gpu, field, peers, any_tier, cls[1])
