@@ -12,7 +12,7 @@ the estimate gives 493, outside the ±29% the class's runs hold nine times in te
 from __future__ import annotations
 
 from rackplanner.core.capacity.classes import runtime_class
-from rackplanner.core.capacity.fitted import Calibration, MeasuredRange, band_class
+from rackplanner.core.capacity.fitted import Calibration, MeasuredRange, band_class, error_band
 from rackplanner.core.capacity.hardware import Hardware
 from rackplanner.core.capacity.shape import active_params
 from rackplanner.core.catalog.parts import LlmModel
@@ -53,6 +53,16 @@ def decode_outside_note(notes: list[str]) -> str | None:
     return found.removesuffix(OTHER_RUNS_BAND) if found else None
 
 
+def size_slack(cal: Calibration, hw: Hardware, metric: str) -> float:
+    """How far past its measured runs a model's size or a context may go and still count as
+    inside them: the class's held-out median error. A step's time grows at most in proportion
+    to the weights and KV cache it reads, so going that far past moves the figure by less than
+    the error its measured runs already carry (Llama 3.1 70B's 70.6B against Llama 2 70B's
+    69.0B is 2% past, not a model no run measured)."""
+    band = error_band(cal, hw, metric)
+    return band.median if band else 0.0
+
+
 def range_key(metric: str, hw: Hardware, runtime_id: str) -> str:
     """``"decode|gpu-gddr|llama.cpp"``: a metric, ``hw``'s error-band class and the runtime's class."""
     return f"{metric}|{band_class(hw)}|{runtime_class(runtime_id)}"
@@ -78,23 +88,25 @@ def beyond(
     if found is None:
         return [NO_RUN]
     size = size_b(model)
+    slack = 1 + size_slack(cal, hw, metric)
     out = []
     if found.makers and hw.vendor not in found.makers:
         out.append(f"was on {_maker(hw.vendor)} hardware (the measured ones were {_makers(found)})")
-    if size < found.min_active_params_b:
+    if size * slack < found.min_active_params_b:
         out.append(
             f"had a model this small ({size:.1f}B active parameters; the smallest measured had "
             f"{found.min_active_params_b:.1f}B)"
         )
-    elif size > found.max_active_params_b:
+    elif size > found.max_active_params_b * slack:
         out.append(
             f"had a model this large ({size:.0f}B active parameters; the largest measured had "
             f"{found.max_active_params_b:.0f}B)"
         )
     # Contexts and batches are decode's: a prompt's length is not what its runs were told apart by.
+    # A batch gets no slack: past the measured batches a step can turn from memory- to compute-bound.
     if metric != "decode":
         return out
-    if context is not None and context > found.max_context:
+    if context is not None and context > found.max_context * slack:
         out.append(f"had a context this long ({context:,} tokens; the longest measured was {found.max_context:,})")
     if batch is not None and batch > found.max_batch:
         out.append(f"had a batch this large ({batch}; the largest measured was {found.max_batch})")
