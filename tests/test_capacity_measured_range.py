@@ -53,7 +53,7 @@ def test_a_model_smaller_than_any_measured_says_its_band_is_other_runs(catalog: 
     assert len(small) == 2
     assert "a model this small (1.0B active parameters; the smallest measured had 3.0B)" in small[0]
     text = estimate_command(catalog, gpu="rtx-4090", model="tinyllama-1.1b", format="q4_k_m", context=2048)
-    assert "typically ±11% (90% within ±29%), outside the measured runs (see the notes)" in text
+    assert "typically ±10% (90% within ±29%), outside the measured runs (see the notes)" in text
 
 
 def test_a_model_inside_the_range_gets_no_note_but_its_best_batch_does(catalog: Catalog) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from rackplanner.core.capacity import constants as k
 from rackplanner.core.capacity.estimate import estimate, get_model
-from rackplanner.core.capacity.fitted import current
+from rackplanner.core.capacity.fitted import current, decode_keys
 from rackplanner.core.capacity.hardware import from_machine, from_unified_system
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.parts import Board, UnifiedSystem
@@ -48,15 +48,33 @@ def test_decode_follows_the_package_bandwidth(catalog: Catalog) -> None:
     ultra = estimate(llm, "q4_k_m", from_unified_system(catalog, "mac-studio-m3-ultra-512gb"), context=4096)
     assert spark.fits and ultra.fits
     # Same model and format: decode follows bandwidth (819 vs 273 GB/s, catalog entries) times the
-    # share each memory technology reaches under llama.cpp (LPDDR5 vs LPDDR5X, fitted_constants.json),
+    # share each class reaches under llama.cpp (two-die LPDDR5 vs LPDDR5X, fitted_constants.json),
     # a little less because each step also pays the runtime's fixed time per token.
-    lpddr5 = current().decode_bw_efficiency["LPDDR5|llama.cpp"]
+    lpddr5 = current().decode_bw_efficiency["LPDDR5 2-die|llama.cpp"]
     lpddr5x = current().decode_bw_efficiency["LPDDR5X|llama.cpp"]
     bound = 819 * lpddr5 / (273 * lpddr5x)
     assert 0.9 * bound < ultra.decode_tokens_per_s / spark.decode_tokens_per_s < bound
     # Weights and KV cache are read once per token at that share: 273 GB/s x LPDDR5X share / ~44 GB.
     read_gb = spark.weights_gb + spark.kv_cache_gb
     assert spark.decode_tokens_per_s == pytest.approx(273 * lpddr5x / read_gb, rel=0.08)
+
+
+def test_an_ultra_chip_has_its_own_bandwidth_share(catalog: Catalog) -> None:
+    # Apple's Ultra chips are two Max dies joined by UltraFusion (catalog sources), and llama.cpp
+    # decodes on them at a smaller share of the summed bandwidth: llama.cpp discussion 4167
+    # (measured.csv) has Llama 2 7B Q4_0 at 94.27 tokens/s on the M2 Ultra (800 GB/s) and 65.95
+    # on the M2 Max (400 GB/s), 1.43 times, not 2.
+    max_chip = from_unified_system(catalog, "mac-studio-m2-max-32gb")
+    ultra = from_unified_system(catalog, "mac-studio-m2-ultra-192gb")
+    assert (max_chip.dies, ultra.dies) == (1, 2)
+    assert decode_keys(max_chip, "llama.cpp")[:2] == ["LPDDR5|llama.cpp", "LPDDR|llama.cpp"]
+    # The single-die class is not among the Ultra's: neither sets the other's share.
+    assert decode_keys(ultra, "llama.cpp")[:2] == ["LPDDR5 2-die|llama.cpp", "LPDDR|llama.cpp"]
+    shares = current().decode_bw_efficiency
+    assert shares["LPDDR5 2-die|llama.cpp"] < shares["LPDDR5|llama.cpp"]
+    llm = get_model(catalog, "llama-2-7b")
+    speed = {hw.dies: estimate(llm, "q4_0", hw, context=64).decode_tokens_per_s for hw in (max_chip, ultra)}
+    assert 1.3 < speed[2] / speed[1] < 1.7
 
 
 def test_a_model_larger_than_the_gpu_share_does_not_fit(catalog: Catalog) -> None:

@@ -55,6 +55,8 @@ class Hardware(BaseModel):
     mem_tech: str = "unknown"
     arch: str = "unknown"
     vendor: str = "unknown"
+    # Dies of one device that share its memory over a die-to-die link (Apple's Ultra chips: 2).
+    dies: int = 1
     # Peaks a format with 8-bit weights and activations runs at (None: not in the catalog).
     fp8_tflops_per_device: float | None = None
     int8_tops_per_device: float | None = None
@@ -280,6 +282,7 @@ def from_unified_system(catalog: Catalog, system_id: str) -> Hardware:
         mem_tech=memory_tech(system.mem_type),
         arch=chip_architecture(system.chip, system.vendor),
         vendor=chip_vendor(system.chip, system.vendor),
+        dies=system.gpu_dies,
     )
 
 

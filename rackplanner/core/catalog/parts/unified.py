@@ -28,6 +28,10 @@ class UnifiedSystem(Part):
     # (macOS wires about three quarters by default; Strix Halo firmware sets a carve-out).
     gpu_memory_gb: float | None = Field(default=None, gt=0, le=1e5)
     gpu_cores: int | None = Field(default=None, ge=1, le=100_000)
+    # GPU dies that share the memory over a die-to-die link: 2 for Apple's Ultra chips (two
+    # Max dies joined by UltraFusion). Decoding over both reaches a smaller share of their
+    # summed bandwidth than one die does of its own, so they are calibrated apart.
+    gpu_dies: int = Field(default=1, ge=1, le=16)
     # Dense FP16 (tensor/matrix where the GPU has them) and FP32 peaks of the GPU.
     gpu_fp16_tflops: float | None = Field(default=None, gt=0, le=1e6)
     gpu_fp32_tflops: float | None = Field(default=None, gt=0, le=1e6)
