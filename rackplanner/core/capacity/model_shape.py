@@ -31,6 +31,7 @@ class ModelShape(BaseModel):
     sparse_attention_top_k: int | None
     linear_attention_layers: int
     attention_free_layers: int = 0
+    parallel_mixer_layers: int = 0
     # The full-attention layers' own KV heads and head width, where they differ from the
     # sliding-window layers' (Gemma 4), and whether their values are their keys.
     full_attention_dims: tuple[int, int] | None = None
@@ -72,6 +73,7 @@ def model_shape(model: LlmModel, context: int, kv_bytes_per_value: float) -> Mod
         sparse_attention_top_k=model.sparse_attention_top_k,
         linear_attention_layers=model.linear_attention_layers or 0,
         attention_free_layers=model.attention_free_layers or 0,
+        parallel_mixer_layers=model.parallel_mixer_layers or 0,
         full_attention_dims=full_dims if own_dims else None,
         full_attention_values_from_keys=model.full_attention_values_from_keys,
         kv_bytes_per_token=llm_shape.kv_cache_values_per_token(model) * kv_bytes_per_value,
@@ -112,6 +114,8 @@ def format_model_shape(shape: ModelShape, context: int) -> list[str]:
         kinds.append(f"{shape.linear_attention_layers} with a fixed-size state instead of a KV cache")
     if shape.attention_free_layers:
         kinds.append(f"{shape.attention_free_layers} without attention (no KV cache)")
+    if shape.parallel_mixer_layers:
+        kinds.append(f"{shape.parallel_mixer_layers} with a fixed-size-state mixer beside their attention")
     lines = [
         f"Model: {shape.name} ({shape.family}): {shape.params_b:,.2f}B parameters{vision}{active}",
         f"  {shape.layers} layers: {', '.join(kinds)}",

@@ -117,7 +117,8 @@ def _body_params(model: LlmModel, experts_counted: int) -> int:
         per_layer += 2 * hidden * hidden + hidden
     full, windowed = attention_layer_kinds(model)
     total = model.layers * per_layer + full * _attention_params(model) + windowed * _attention_params(model, full=False)
-    total += linear * (model.linear_mixer_params or 0) + (model.linear_replacement_params or 0)
+    mixers = linear + (model.parallel_mixer_layers or 0)
+    total += mixers * (model.linear_mixer_params or 0) + (model.linear_replacement_params or 0)
     dense_layers, moe_layers = _layer_counts(model)
     if dense_layers:
         total += model.hidden_size * (3 if model.mlp_gated else 2) * dense_mlp_width_sum(model)
@@ -213,7 +214,8 @@ def attention_layer_kinds(model: LlmModel) -> tuple[int, int]:
 def fixed_state_values(model: LlmModel) -> int:
     """Values one sequence keeps in the fixed-size-state layers (linear attention, Mamba,
     short convolutions, cross-attention to an image), whatever its length."""
-    return (model.linear_attention_layers or 0) * (model.linear_state_values or 0)
+    mixers = (model.linear_attention_layers or 0) + (model.parallel_mixer_layers or 0)
+    return mixers * (model.linear_state_values or 0)
 
 
 def attended_tokens_by_kind(model: LlmModel, context: int, *, prompt: bool = False) -> tuple[float, float]:

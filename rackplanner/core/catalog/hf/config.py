@@ -85,7 +85,7 @@ def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None 
     if not isinstance(raw, dict):
         raise InputError(f"{path}: expected a JSON object of model settings")
     top = ConfigValues(raw, path)
-    text = top.obj("text_config") or top
+    text = _text_holder(top).obj("text_config") or _text_holder(top)
     model_type = text.string("model_type") or top.string("model_type") or "unknown"
     model_type = legacy.TYPE_ALIASES.get(model_type, model_type)
     notes = _fill_defaults(text, model_type) + dialects.normalize(text, model_type)
@@ -117,6 +117,12 @@ def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None 
         ) from None
     except (ValueError, ArithmeticError) as exc:
         raise InputError(f"{shown_path(path)}: {_in_config_terms(str(exc), text.prefix)}") from None
+
+
+def _text_holder(top: ConfigValues) -> ConfigValues:
+    """Where the text model and its towers sit: an omni model's (Qwen2.5-Omni, Qwen3-Omni)
+    thinker_config, which writes the text, else the file itself."""
+    return top.obj("thinker_config") or top
 
 
 def _fill_defaults(
@@ -172,23 +178,29 @@ def _model_data(
     head_dim = mla[0] if mla else head_width(text, hidden, heads)
     tied = text.flag("tie_word_embeddings")
     tied = text.flag("tie_embedding") if tied is None else tied  # LFM2's older key
-    tied = top.flag("tie_word_embeddings") if tied is None else tied
+    tied = _text_holder(top).flag("tie_word_embeddings") if tied is None else tied
     if tied is None:
         tied, note = tied_default(model_type)
         notes.append(note or f"tie_word_embeddings {str(tied).lower()} (transformers' default for {model_type})")
-    vision, audio = top.obj("vision_config"), top.obj("audio_config")
+    holder = _text_holder(top)
+    vision, audio = holder.obj("vision_config"), holder.obj("audio_config")
+    if holder is not top and top.has("talker_config"):
+        notes.append(
+            "talker_config describes the speech generator beside the thinker: its weights are not counted, "
+            "only the thinker's, which writes the text"
+        )
     if model_type == "mllama_text_model" and layout.linear_layers and vision is not None:
         image_tokens = towers.mllama_image_tokens(vision)
         layout.linear_state_values = image_tokens * 2 * kv_heads * head_dim
         notes.append(f"the cross-attention cache is counted for one image of {image_tokens:,} tokens")
     if vision is not None:
-        notes.extend(_fill_defaults(vision, top.string("model_type") or model_type, towers.VISION_DEFAULTS))
+        notes.extend(_fill_defaults(vision, holder.string("model_type") or model_type, towers.VISION_DEFAULTS))
     if audio is not None and not towers.whisper_like(audio):
         notes.append("audio_config describes an encoder not read here: its weights are left out of the total")
     notes.extend(
         f"{key} names an encoder whose weights are not counted here, so the total leaves it out"
         for key in _UNCOUNTED_ENCODERS
-        if top.has(key) or text.has(key)
+        if holder.has(key) or text.has(key)
     )
     if model_type in _SPARSE_ATTENTION_TYPES and not text.has("index_topk"):
         notes.append(
@@ -231,6 +243,7 @@ def _model_data(
         "chunked_attention": layout.chunked,
         "linear_attention_layers": layout.linear_layers or None,
         "linear_mixer_params": layout.linear_mixer_params,
+        "parallel_mixer_layers": layout.parallel_mixer_layers,
         "linear_state_values": layout.linear_state_values,
         "attention_free_layers": layout.attention_free_layers,
         "mlp_widths": layout.mlp_widths,
@@ -238,8 +251,8 @@ def _model_data(
         **_full_attention_dims(text, mla is not None),
         "attention_output_gate": layout.attention_output_gate,
         "mtp_layers": extras.mtp_layers(text),
-        "vision_params": towers.vision_params(vision, hidden, top) if vision else None,
-        "audio_params": towers.audio_params(audio, hidden, top) if audio and towers.whisper_like(audio) else None,
+        "vision_params": towers.vision_params(vision, hidden, holder) if vision else None,
+        "audio_params": towers.audio_params(audio, hidden, holder) if audio and towers.whisper_like(audio) else None,
         "shipped_format": extras.shipped_format(quant) if quant else None,
         "notes": "; ".join(notes) or None,
     }

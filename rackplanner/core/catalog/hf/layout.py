@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from rackplanner.core.catalog.hf import dialects, kimi_linear, nas
+from rackplanner.core.catalog.hf import dialects, kimi_linear, nas, ssm
+from rackplanner.core.catalog.hf.layout_record import Layout
 from rackplanner.core.catalog.hf.values import ConfigValues
 
 # Model types whose transformers config class ties the LM head to the embedding table
 # when the file says nothing, and those whose class does not.
 TIED_BY_DEFAULT = frozenset(
-    {"gemma", "gemma2", "gemma3", "gemma3_text", "cohere", "cohere2", "paligemma", "lfm2", "smollm3"}
+    # Starcoder2Config: tie_word_embeddings: bool = True (transformers' configuration_starcoder2.py).
+    {"gemma", "gemma2", "gemma3", "gemma3_text", "cohere", "cohere2", "paligemma", "lfm2", "smollm3", "starcoder2"}
 )
 UNTIED_BY_DEFAULT = frozenset(
     {
@@ -110,29 +111,6 @@ _PATTERNED = {"gemma3": 6, "gemma3_text": 6, "cohere2": 4}
 _QWEN2_VL = frozenset({"qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text"})
 _GATED_WINDOW = frozenset({"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", *_QWEN2_VL})  # need use_sliding_window
 _EVERY_LAYER = frozenset({"mistral", "mixtral", "phi3", "starcoder2", *_GATED_WINDOW})
-
-
-@dataclass
-class Layout:
-    """How many layers do what, and the assumptions made reading it."""
-
-    sliding_window: int | None = None
-    sliding_layers: int = 0
-    chunked: bool = False  # the windowed layers attend within fixed chunks (Llama 4)
-    linear_layers: int = 0
-    linear_mixer_params: int | None = None
-    linear_state_values: int | None = None
-    attention_output_gate: bool = False
-    dense_layers_override: int | None = None  # Jamba: MoE every other layer
-    mixer_layers: int | None = None  # Nemotron-H: blocks with attention or Mamba
-    mlp_layers: int | None = None  # Nemotron-H: MLP-only blocks
-    mlp_width: int | None = None  # LFM2: the MLP's width after its own adjustment
-    # Nemotron NAS: each layer's kept blocks (hf/nas.py).
-    kv_heads: int | None = None
-    attention_free_layers: int | None = None
-    mlp_widths: list[int] | None = None
-    linear_replacement_params: int | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 def tied_default(model_type: str) -> tuple[bool, str | None]:
@@ -305,70 +283,6 @@ def _offset(cfg: ConfigValues, key: str, default: int) -> int:
     return cfg.integer(key, zero_ok=True) if cfg.has(key) else default
 
 
-def _nemotron_h(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
-    """Nemotron-H: one block kind per character of hybrid_override_pattern, M a Mamba-2
-    mixer, * attention, - an MLP, E a mixture-of-experts MLP (Nemotron 3). Counted as
-    (mixers) layers, MLPs in as many of them, the dense ones first."""
-    pattern = cfg.string("hybrid_override_pattern") or _block_type_pattern(cfg)
-    if len(pattern) != layers or set(pattern) - set("M*-E"):
-        raise cfg.error("hybrid_override_pattern", f"must have one of M, *, - or E per layer ({layers} layers)")
-    mamba, dense, moe = pattern.count("M"), pattern.count("-"), pattern.count("E")
-    keys = ("mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "use_conv_bias")
-    layout = _mamba2_layout(cfg, hidden, keys, mamba)
-    layout.mixer_layers, layout.mlp_layers = mamba + pattern.count("*"), dense + moe
-    if moe:
-        layout.dense_layers_override = dense
-    kinds = f"{dense} MLP" + (f", {moe} mixture-of-experts" if moe else "")
-    layout.notes = [f"{layers} blocks: {mamba} Mamba-2, {pattern.count('*')} attention, {kinds}"]
-    return layout
-
-
-# Nemotron 3's later configs name each block in layers_block_type instead of a pattern string.
-_BLOCK_TYPE_LETTERS = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
-
-
-def _block_type_pattern(cfg: ConfigValues) -> str:
-    """hybrid_override_pattern's letters for a ``layers_block_type`` list (Nemotron 3 Ultra)."""
-    kinds = cfg.str_list("layers_block_type") or []
-    unknown = sorted({kind for kind in kinds if kind not in _BLOCK_TYPE_LETTERS})
-    if unknown:
-        raise cfg.error("layers_block_type", f"has block kinds not known here: {', '.join(unknown[:4])}")
-    return "".join(_BLOCK_TYPE_LETTERS[kind] for kind in kinds)
-
-
-def _mamba2_layout(cfg: ConfigValues, hidden: int, keys: tuple[str, ...], mamba_layers: int) -> Layout:
-    """``mamba_layers`` Mamba-2 mixers (transformers' Mamba2Mixer) with their weights and
-    fixed state, their sizes under ``keys``: heads, head width, groups, state size, conv
-    kernel, conv bias flag."""
-    heads, head_dim, groups, state_dim, kernel = (cfg.integer(key) for key in keys[:5])
-    inner = heads * head_dim
-    conv_channels = inner + 2 * groups * state_dim
-    weights = (
-        hidden * (inner + conv_channels + heads)  # in_proj: gate, x/B/C, dt
-        + conv_channels * kernel
-        + (conv_channels if cfg.flag(keys[5]) is not False else 0)
-        + 3 * heads  # dt_bias, A_log, D
-        + inner  # gated RMS norm
-        + inner * hidden  # out_proj
-    )
-    state = heads * head_dim * state_dim + conv_channels * kernel
-    return Layout(linear_layers=mamba_layers, linear_mixer_params=weights, linear_state_values=state)
-
-
-def _granite_hybrid(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
-    """Granite 4.0's hybrids (transformers' GraniteMoeHybridConfig): ``layer_types`` names a
-    Mamba-2 mixer or attention for each layer, and every layer has an MLP (the shared MLP,
-    and experts beside it when the model has them)."""
-    types = cfg.str_list("layer_types")
-    if types is None or len(types) != layers or set(types) - {"mamba", "attention"}:
-        raise cfg.error("layer_types", f"must name mamba or attention for each of the {layers} layers")
-    mamba = types.count("mamba")
-    keys = ("mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_conv_bias")
-    layout = _mamba2_layout(cfg, hidden, keys, mamba)
-    layout.notes = [f"{layers} layers: {mamba} Mamba-2, {layers - mamba} attention, an MLP in each"]
-    return layout
-
-
 def _lfm2(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
     """LFM2: attention layers and gated short-convolution layers (``layer_types``, or the older
     ``full_attn_idxs``; transformers' Lfm2Config). A convolution layer keeps the last
@@ -463,9 +377,10 @@ _OWN_LAYOUTS: dict[str, Callable[[ConfigValues, int, int], Layout]] = {
     **dict.fromkeys(kimi_linear.MODEL_TYPES, _kimi_linear),
     **dict.fromkeys(nas.MODEL_TYPES, _nemotron_nas),
     "jamba": _jamba,
-    "nemotron_h": _nemotron_h,
+    "nemotron_h": ssm.nemotron_h,
     "lfm2": _lfm2,
-    "granitemoehybrid": _granite_hybrid,
+    "granitemoehybrid": ssm.granite_hybrid,
+    "falcon_h1": ssm.falcon_h1,
     "mllama_text_model": _mllama,
 }
 

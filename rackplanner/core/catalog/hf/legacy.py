@@ -23,9 +23,26 @@ TYPE_ALIASES = {"RefinedWeb": "falcon", "RefinedWebModel": "falcon"}
 
 # Model types with no attention layers at all: a pure recurrent state, which this estimate's
 # layer model (attention plus an MLP, or a hybrid of both) does not describe.
-_RECURRENT = frozenset({"rwkv", "rwkv5", "rwkv6", "rwkv7", "mamba", "mamba2", "xlstm"})
+_RECURRENT = frozenset({"rwkv", "rwkv5", "rwkv6", "rwkv7", "mamba", "mamba2", "falcon_mamba", "xlstm"})
 _ENCODER_DECODER = frozenset(
     {"t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marian", "longt5", "switch_transformers"}
+)
+# Encoders that embed or classify text and generate none (sentence embeddings, rerankers).
+_ENCODER_ONLY = frozenset(
+    {
+        "bert",
+        "roberta",
+        "xlm-roberta",
+        "camembert",
+        "distilbert",
+        "albert",
+        "electra",
+        "deberta",
+        "deberta-v2",
+        "mpnet",
+        "modernbert",
+        "nomic_bert",
+    }
 )
 
 
@@ -36,6 +53,11 @@ def refuse_unmodelled(values: ConfigValues, model_type: str) -> None:
         raise InputError(
             f"{where}: model type {model_type!r} is a recurrent model with no attention layers; "
             "only transformer decoders and their attention/state-space hybrids are estimated here"
+        )
+    if model_type in _ENCODER_ONLY:
+        raise InputError(
+            f"{where}: model type {model_type!r} is an encoder (text embeddings or classification) that "
+            "generates no tokens; only decoder-only language models are estimated here"
         )
     if model_type in _ENCODER_DECODER or values.flag("is_encoder_decoder"):
         raise InputError(

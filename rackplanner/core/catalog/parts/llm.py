@@ -59,6 +59,10 @@ class LlmModel(Part):
     linear_attention_layers: int | None = Field(default=None, ge=1, le=10_000)
     linear_mixer_params: int | None = Field(default=None, ge=1, le=10**12)
     linear_state_values: int | None = Field(default=None, ge=1, le=10**11)
+    # Layers whose linear mixer runs beside their attention instead of in its place
+    # (Falcon-H1's Mamba-2): each adds linear_mixer_params weights and linear_state_values
+    # of state, and keeps its KV cache.
+    parallel_mixer_layers: int | None = Field(default=None, ge=1, le=10_000)
     # Layers that have an MLP (dense or experts), when some hybrid blocks are mixer-only
     # (Nemotron-H); of a MoE model's, the first moe_dense_layers are dense.
     mlp_layers: int | None = Field(default=None, ge=1, le=10_000)

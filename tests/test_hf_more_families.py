@@ -1,0 +1,83 @@
+"""Families a 2026 user brings that the importer once read as a plain decoder or refused with
+the wrong reason: Falcon-H1's parallel attention and Mamba-2, StarCoder2's tied output head,
+omni models whose text model sits in thinker_config, and the encoder-only and recurrent
+families refused by name. Fixtures and sources: tests/data/hf/SOURCES.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rackplanner.core.capacity.model_shape import model_shape
+from rackplanner.core.catalog import llm_shape
+from rackplanner.core.catalog.hf import load_hf_config
+from rackplanner.core.errors import InputError
+
+HF = Path(__file__).parent / "data" / "hf"
+
+
+def test_falcon_h1_counts_a_mamba_mixer_beside_every_attention() -> None:
+    model = load_hf_config(HF / "falcon-h1-0.5b" / "config.json")
+    # By hand from the file and transformers' FalconH1 shapes (hidden 1024, 36 layers):
+    # Mamba-2 mixer, inner = 24 heads x 64 = 1536, conv channels 1536 + 2 x 1 x 128 = 1792:
+    #   in_proj 1024 x (1536 + 1792 + 24), conv 1792 x 4 + bias 1792, dt_bias/A_log/D 3 x 24,
+    #   no gated norm (mamba_rms_norm false), out_proj 1536 x 1024            = 5,014,344
+    # attention, 8 heads and 2 KV heads of 64: 1024 x 512 x 2 + 1024 x 128 x 2 = 1,310,720
+    # gated MLP 3 x 1024 x 2048 = 6,291,456; two norms 2 x 1024 = 2,048
+    # 36 layers x 12,618,568 = 454,268,448; untied tables 2 x 32,784 x 1024 = 67,141,632;
+    # the final norm 1024: 521,411,104.
+    mixer = 1024 * (1536 + 1792 + 24) + 1792 * 4 + 1792 + 3 * 24 + 1536 * 1024
+    layer = mixer + 1_310_720 + 6_291_456 + 2 * 1024
+    assert model.linear_mixer_params == mixer == 5_014_344
+    assert llm_shape.parameter_count_b(model) * 1e9 == pytest.approx(36 * layer + 67_141_632 + 1024) == 521_411_104
+    # The release blog's "0.5B": before the mixers were counted it read 0.34B.
+    assert model.params_b == pytest.approx(0.52, abs=0.01)
+    # Every layer keeps its KV cache (36 x 2 x 2 heads x 64 values) and a Mamba state besides.
+    assert llm_shape.attention_layer_kinds(model) == (36, 0)
+    assert llm_shape.kv_cache_values_per_token(model) == 36 * 2 * 2 * 64
+    assert llm_shape.fixed_state_values(model) == 36 * (1536 * 128 + 1792 * 4)
+    assert "mamba_d_ssm read as mamba_n_heads x mamba_d_head (1,536)" in (model.notes or "")
+    assert "read here by name" not in (model.notes or "")
+
+
+def test_falcon_h1_shape_is_said() -> None:
+    model = load_hf_config(HF / "falcon-h1-0.5b" / "config.json")
+    shape = model_shape(model, 4096, 2)
+    assert shape.parallel_mixer_layers == 36 and shape.full_attention_layers == 36
+
+
+def test_starcoder2_ties_its_output_head_by_default() -> None:
+    model = load_hf_config(HF / "starcoder2-7b" / "config.json")
+    # Starcoder2Config: tie_word_embeddings: bool = True. Untied, the count was 7.40B, the
+    # 49,152 x 4,608 head (0.23B) too many; by hand the model is 7.17B.
+    assert model.tie_word_embeddings
+    assert model.params_b == pytest.approx(7.17, abs=0.01)
+    assert "not known here" not in (model.notes or "")
+
+
+def test_an_omni_model_is_read_from_its_thinker() -> None:
+    model = load_hf_config(HF / "qwen2.5-omni-7b-abridged" / "config.json")
+    shape = model_shape(model, 4096, 2)
+    # The thinker's text model is Qwen2.5-7B's shape: "Number of Parameters: 7.61B".
+    assert shape.text_params_b == pytest.approx(7.61, rel=0.01)
+    assert shape.layers == 28
+    assert "talker_config describes the speech generator" in (model.notes or "")
+
+
+@pytest.mark.parametrize(
+    ("model_type", "said"),
+    [
+        ("falcon_mamba", "is a recurrent model with no attention layers"),
+        ("bert", r"is an encoder \(text embeddings or classification\) that generates no tokens"),
+        ("xlm-roberta", r"is an encoder \(text embeddings or classification\) that generates no tokens"),
+    ],
+)
+def test_families_not_estimated_are_refused_by_what_they_are(tmp_path: Path, model_type: str, said: str) -> None:
+    # Before, falcon_mamba stopped at "lacks num_attention_heads" and BERT was counted as a
+    # decoder with a KV cache.
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": model_type, "hidden_size": 384, "num_hidden_layers": 6}))
+    with pytest.raises(InputError, match=said):
+        load_hf_config(path)
