@@ -81,3 +81,14 @@ def test_families_not_estimated_are_refused_by_what_they_are(tmp_path: Path, mod
     path.write_text(json.dumps({"model_type": model_type, "hidden_size": 384, "num_hidden_layers": 6}))
     with pytest.raises(InputError, match=said):
         load_hf_config(path)
+
+
+def test_an_expert_format_not_read_is_said(tmp_path: Path) -> None:
+    # DeepSeek-V4's config gives "expert_dtype": "fp4" beside an FP8 quantization_config; the
+    # estimate sizes every weight in one format, so it says the experts may be over-counted.
+    raw = json.loads((HF / "qwen3-30b-a3b" / "config.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**raw, "expert_dtype": "fp4"}))
+    model = load_hf_config(path)
+    assert "expert_dtype 'fp4' is not read" in (model.notes or "")
+    assert "expert_dtype" not in (load_hf_config(HF / "qwen3-30b-a3b" / "config.json").notes or "")

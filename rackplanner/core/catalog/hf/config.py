@@ -207,6 +207,13 @@ def _model_data(
             f"{model_type} attends sparsely, but the file gives no index_topk: counted as full attention, "
             "so a long context's decode reads more here than it does"
         )
+    expert_dtype = text.string("expert_dtype")
+    if expert_dtype:
+        # DeepSeek-V4 ships its experts in FP4 beside FP8 blocks elsewhere; one format is sized here.
+        notes.append(
+            f"{text.key('expert_dtype')} {expert_dtype!r} is not read: the experts are sized in the one format "
+            "the estimate uses, so a checkpoint whose experts ship smaller is over-counted"
+        )
     inline = top.obj("quantization_config") or text.obj("quantization_config")
     sibling = extras.sibling_quant_config(top.path)
     quant = inline or sibling
