@@ -83,12 +83,14 @@ def test_families_not_estimated_are_refused_by_what_they_are(tmp_path: Path, mod
         load_hf_config(path)
 
 
-def test_an_expert_format_not_read_is_said(tmp_path: Path) -> None:
+def test_deepseek_v4_keys_not_read_are_said(tmp_path: Path) -> None:
     # DeepSeek-V4's config gives "expert_dtype": "fp4" beside an FP8 quantization_config; the
     # estimate sizes every weight in one format, so it says the experts may be over-counted.
     raw = json.loads((HF / "qwen3-30b-a3b" / "config.json").read_text())
     path = tmp_path / "config.json"
-    path.write_text(json.dumps({**raw, "expert_dtype": "fp4"}))
+    path.write_text(json.dumps({**raw, "expert_dtype": "fp4", "compress_ratios": [0, 4, 128] * 16}))
     model = load_hf_config(path)
     assert "expert_dtype 'fp4' is not read" in (model.notes or "")
+    # Its compressed KV layers are not modelled either: the cache is an upper bound, and said so.
+    assert "compress_ratios is not read: each layer's cache is counted uncompressed" in (model.notes or "")
     assert "expert_dtype" not in (load_hf_config(HF / "qwen3-30b-a3b" / "config.json").notes or "")

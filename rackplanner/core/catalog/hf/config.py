@@ -214,6 +214,11 @@ def _model_data(
             f"{text.key('expert_dtype')} {expert_dtype!r} is not read: the experts are sized in the one format "
             "the estimate uses, so a checkpoint whose experts ship smaller is over-counted"
         )
+    if text.has("compress_ratios"):
+        notes.append(
+            f"{text.key('compress_ratios')} is not read: each layer's cache is counted uncompressed, "
+            "the most it can need (DeepSeek-V4 keeps one entry per 4 or 128 tokens on most layers)"
+        )
     inline = top.obj("quantization_config") or text.obj("quantization_config")
     sibling = extras.sibling_quant_config(top.path)
     quant = inline or sibling
