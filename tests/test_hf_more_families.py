@@ -94,3 +94,19 @@ def test_deepseek_v4_keys_not_read_are_said(tmp_path: Path) -> None:
     # Its compressed KV layers are not modelled either: the cache is an upper bound, and said so.
     assert "compress_ratios is not read: each layer's cache is counted uncompressed" in (model.notes or "")
     assert "expert_dtype" not in (load_hf_config(HF / "qwen3-30b-a3b" / "config.json").notes or "")
+
+
+def test_deepseek_v4_attention_is_counted_as_it_is_built() -> None:
+    model = load_hf_config(HF / "deepseek-v4-flash" / "config.json")
+    # Published: "284 billion total parameter (13 billion activated)". Read as plain attention
+    # with 64 heads of 512 it was 290.9B and 20.4B active. Its inference model.py: wq_a 4096 x
+    # 1024 (and norm), wq_b 1024 x 64 x 512, one wkv 4096 x 512 that is key and value, wo_a per
+    # 8 groups of 8 heads down to 1024 (32768 x 1024 in all), wo_b 8 x 1024 x 4096.
+    assert model.shared_kv and (model.q_lora_rank, model.output_lora_rank, model.output_groups) == (1024, 1024, 8)
+    assert model.params_b == pytest.approx(284, rel=0.01)
+    active = llm_shape.active_parameter_count_b(model)
+    # 13.67B counted with the embedding and output tables, 12.61B without: "13B" either way.
+    assert 12.5 < active < 14.0
+    # One 512-wide vector a token and layer, and the indexer's 128-wide key: 43 x 640 values.
+    assert llm_shape.kv_cache_values_per_token(model) == 43 * (512 + 128)
+    assert "read here by name" not in (model.notes or "")

@@ -49,9 +49,15 @@ def _attention_params(model: LlmModel, *, full: bool = True) -> int:
         kv_heads, head_dim = attention_dims(model, full=full)
         value_dim = model.attention_value_dim or head_dim
         # q (and the output gate beside it, Qwen3-Next), k; v unless the keys serve as values; o.
-        q_and_k = ((2 if model.attention_output_gate else 1) * heads + kv_heads) * head_dim
-        values = 0 if full and model.full_attention_values_from_keys else kv_heads * value_dim
-        return hidden * (q_and_k + values + heads * value_dim)
+        q_width = (2 if model.attention_output_gate else 1) * heads * head_dim
+        no_values = model.shared_kv or (full and model.full_attention_values_from_keys)
+        values = 0 if no_values else kv_heads * value_dim
+        total = hidden * (q_width + kv_heads * head_dim + values)
+        if model.q_lora_rank is not None:
+            # down-projection, its norm, up-projection in place of q_proj
+            rank = model.q_lora_rank
+            total += hidden * rank + rank + rank * q_width - hidden * q_width
+        return total + _output_params(model, heads * value_dim) + _indexer_params(model)
     # Latent attention: the validator guarantees the three MLA fields come together.
     assert model.qk_rope_head_dim is not None and model.v_head_dim is not None
     qk_nope = model.head_dim - model.qk_rope_head_dim
@@ -64,6 +70,14 @@ def _attention_params(model: LlmModel, *, full: bool = True) -> int:
     kv_up = model.kv_lora_rank * heads * (qk_nope + model.v_head_dim)
     o = heads * model.v_head_dim * hidden
     return q + kv_down + kv_up + o + _indexer_params(model)
+
+
+def _output_params(model: LlmModel, width: int) -> int:
+    """o_proj from the heads' ``width`` back to hidden, or DeepSeek-V4's grouped low-rank
+    one: each group of heads down to output_lora_rank, then all groups up to hidden."""
+    if model.output_lora_rank is None:
+        return width * model.hidden_size
+    return width * model.output_lora_rank + (model.output_groups or 1) * model.output_lora_rank * model.hidden_size
 
 
 def _indexer_params(model: LlmModel) -> int:
@@ -284,6 +298,8 @@ def _attended_values_per_layer_token(model: LlmModel, *, full: bool = True) -> i
         assert model.qk_rope_head_dim is not None
         return model.kv_lora_rank + model.qk_rope_head_dim
     kv_heads, head_dim = attention_dims(model, full=full)
+    if model.shared_kv:
+        return kv_heads * head_dim
     return kv_heads * (head_dim + (model.attention_value_dim or head_dim))
 
 

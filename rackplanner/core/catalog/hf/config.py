@@ -67,7 +67,9 @@ _CONFIG_KEYS = {
 }
 
 # Model types with DeepSeek's sparse attention (a lightning indexer picks index_topk tokens).
-_SPARSE_ATTENTION_TYPES = frozenset({"deepseek_v32", "glm_moe_dsa"})
+_SPARSE_ATTENTION_TYPES = frozenset({"deepseek_v32", "glm_moe_dsa", "deepseek_v4"})
+# Attention whose one cached vector per token is both key and value (DeepSeek-V4).
+_SHARED_KV_TYPES = frozenset({"deepseek_v4"})
 
 # Model types whose MLP is one up and one down projection (no gate).
 _UNGATED_TYPES = frozenset({"nemotron_h", "starcoder2", "phi", "gpt2", "gpt_neox", "opt", "falcon", *legacy.UNGATED})
@@ -278,6 +280,15 @@ def _model_data(
     if mla:
         data.update(
             q_lora_rank=text.opt_int("q_lora_rank"), kv_lora_rank=mla[1], qk_rope_head_dim=mla[2], v_head_dim=mla[3]
+        )
+    elif model_type in _SHARED_KV_TYPES:
+        # DeepSeek-V4 (its inference model.py): wq_a/wq_b through q_lora_rank, one wkv vector that
+        # is both key and value, wo_a per o_groups group down to o_lora_rank, then wo_b.
+        data.update(
+            q_lora_rank=text.opt_int("q_lora_rank"),
+            shared_kv=True,
+            output_lora_rank=text.opt_int("o_lora_rank"),
+            output_groups=text.opt_int("o_groups"),
         )
     if experts is not None:
         data.update(_moe(text, model_type, layers, experts, active, moe_width, layout.dense_layers_override))

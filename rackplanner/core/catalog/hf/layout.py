@@ -84,6 +84,7 @@ NESTED_TEXT_DEFAULTS: dict[str, dict[str, object]] = {
 _CHECKED_TYPES = frozenset(
     {
         "deepseek_v32",
+        "deepseek_v4",
         "exaone4",
         "exaone4_5_text",
         "glm4_moe",
@@ -213,6 +214,10 @@ def _sliding_by_type(cfg: ConfigValues, model_type: str, layers: int, layout: La
     elif model_type in _PATTERNED:
         pattern = cfg.opt_int("sliding_window_pattern", "_sliding_window_pattern") or _PATTERNED[model_type]
         layout.sliding_layers = layers - layers // pattern
+    elif model_type == "deepseek_v4":
+        # Its window is kept beside each layer's compressed entries, not instead of a full
+        # cache; the import says compress_ratios is not read, so every layer counts in full.
+        return
     elif model_type in _EVERY_LAYER:
         if model_type in _GATED_WINDOW and not cfg.flag("use_sliding_window"):
             return

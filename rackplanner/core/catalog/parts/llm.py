@@ -83,6 +83,12 @@ class LlmModel(Part):
     attention_value_dim: int | None = Field(default=None, ge=1, le=100_000)
     # q_proj also yields a per-channel output gate (Qwen3-Next), doubling its width.
     attention_output_gate: bool = False
+    # DeepSeek-V4's attention: q through the q_lora_rank bottleneck without latent KV, one
+    # cached vector per token serving as key and value, and an output projection in
+    # output_groups groups of heads, each down to output_lora_rank, then up to hidden.
+    shared_kv: bool = False
+    output_lora_rank: int | None = Field(default=None, ge=1, le=1_000_000)
+    output_groups: int | None = Field(default=None, ge=1, le=10_000)
     # Width of the always-on shared expert when it differs from a routed one (Qwen3-Next).
     moe_shared_intermediate_size: int | None = Field(default=None, ge=1, le=10_000_000)
     # Routed experts that work at a narrower latent width (Nemotron 3's LatentMoE): each MoE
