@@ -110,3 +110,16 @@ def test_deepseek_v4_attention_is_counted_as_it_is_built() -> None:
     # One 512-wide vector a token and layer, and the indexer's 128-wide key: 43 x 640 values.
     assert llm_shape.kv_cache_values_per_token(model) == 43 * (512 + 128)
     assert "read here by name" not in (model.notes or "")
+
+
+def test_an_absurd_size_is_said_in_the_files_terms(tmp_path: Path) -> None:
+    raw = json.loads((HF / "qwen2.5-7b" / "config.json").read_text())
+    path = tmp_path / "config.json"
+    # No head_dim in the file: the width the import works out is named as worked out.
+    path.write_text(json.dumps({**raw, "hidden_size": 10**15}))
+    with pytest.raises(InputError, match=r"head_dim \(hidden_size / num_attention_heads\): Input should be"):
+        load_hf_config(path)
+    # A count past what the estimate takes says its unit.
+    path.write_text(json.dumps({**raw, "vocab_size": 10**7, "hidden_size": 896_000, "num_hidden_layers": 9000}))
+    with pytest.raises(InputError, match=r"the parameter count \(billions\): Input should be less than"):
+        load_hf_config(path)

@@ -62,8 +62,8 @@ _CONFIG_KEYS = {
     "sparse_attention_top_k": "index_topk",
     "indexer_heads": "index_n_heads",
     "indexer_head_dim": "index_head_dim",
-    "params_b": "the parameter count",
-    "active_params_b": "the active parameter count",
+    "params_b": "the parameter count (billions)",
+    "active_params_b": "the active parameter count (billions)",
 }
 
 # Model types with DeepSeek's sparse attention (a lightning indexer picks index_topk tokens).
@@ -114,11 +114,9 @@ def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None 
         # Validated again with the counts: an absurd shape gives an absurd count, refused here.
         return LlmModel.model_validate({**data, **counted})
     except ValidationError as exc:
-        raise InputError(
-            f"{shown_path(path)}: {_in_config_terms(describe_validation_error(exc), text.prefix)}"
-        ) from None
+        raise InputError(f"{shown_path(path)}: {_in_config_terms(describe_validation_error(exc), text)}") from None
     except (ValueError, ArithmeticError) as exc:
-        raise InputError(f"{shown_path(path)}: {_in_config_terms(str(exc), text.prefix)}") from None
+        raise InputError(f"{shown_path(path)}: {_in_config_terms(str(exc), text)}") from None
 
 
 def _text_holder(top: ConfigValues) -> ConfigValues:
@@ -379,8 +377,12 @@ def _moe(
     }
 
 
-def _in_config_terms(message: str, prefix: str) -> str:
-    """A model-field message with the config.json keys the user's file has."""
+def _in_config_terms(message: str, text: ConfigValues) -> str:
+    """A model-field message with the config.json keys the user's file has; a head width the
+    file does not give is said to be worked out."""
+    prefix = text.prefix
     for field, key in sorted(_CONFIG_KEYS.items(), key=lambda kv: -len(kv[0])):
         message = message.replace(f"{field}:", f"{prefix}{key}:").replace(f"{field} ", f"{prefix}{key} ")
+    if not text.has("head_dim"):
+        message = message.replace(f"{prefix}head_dim:", "head_dim (hidden_size / num_attention_heads):")
     return message
