@@ -123,3 +123,15 @@ def test_an_absurd_size_is_said_in_the_files_terms(tmp_path: Path) -> None:
     path.write_text(json.dumps({**raw, "vocab_size": 10**7, "hidden_size": 896_000, "num_hidden_layers": 9000}))
     with pytest.raises(InputError, match=r"the parameter count \(billions\): Input should be less than"):
         load_hf_config(path)
+
+
+def test_gemma_3n_is_refused_by_the_key_not_modelled(tmp_path: Path) -> None:
+    # Gemma 3n's text_config (transformers' Gemma3nTextConfig) gives per-layer embeddings and
+    # shared KV layers. Read as a plain Gemma it came out a third short, and a per-layer
+    # intermediate_size list was refused as a bad number.
+    text = {"model_type": "gemma3n_text", "hidden_size": 2048, "num_hidden_layers": 35, "num_attention_heads": 8}
+    text |= {"intermediate_size": [16384] * 35, "hidden_size_per_layer_input": 256, "num_kv_shared_layers": 15}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "gemma3n", "text_config": text}))
+    with pytest.raises(InputError, match=r"hidden_size_per_layer_input adds per-layer embeddings .*Gemma 3n"):
+        load_hf_config(path)

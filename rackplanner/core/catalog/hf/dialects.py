@@ -47,11 +47,12 @@ _ERNIE_KEYS = {
 }
 
 
-_GEMMA4_TYPES = frozenset({"gemma4", "gemma4_text"})
-# Gemma 4's small models (E2B/E4B) add per-layer embeddings and share KV caches across
-# layers; neither is modelled, so those files are refused by key.
+# Gemma 4's small models (E2B/E4B) and Gemma 3n add per-layer embeddings and share KV caches
+# across layers; neither is modelled, so those files are refused by key (Gemma 3n's
+# per-layer intermediate_size list would otherwise be refused as a bad number).
+_GEMMA4_TYPES = frozenset({"gemma4", "gemma4_text", "gemma3n", "gemma3n_text"})
 _GEMMA4_UNMODELLED = {
-    "hidden_size_per_layer_input": "adds per-layer embeddings (Gemma 4 E2B/E4B), which are not modelled here",
+    "hidden_size_per_layer_input": "adds per-layer embeddings (Gemma 4 E2B/E4B, Gemma 3n), which are not modelled here",
     "num_kv_shared_layers": "shares KV caches between layers, which is not modelled here",
 }
 
