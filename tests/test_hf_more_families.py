@@ -135,3 +135,20 @@ def test_gemma_3n_is_refused_by_the_key_not_modelled(tmp_path: Path) -> None:
     path.write_text(json.dumps({"model_type": "gemma3n", "text_config": text}))
     with pytest.raises(InputError, match=r"hidden_size_per_layer_input adds per-layer embeddings .*Gemma 3n"):
         load_hf_config(path)
+
+
+def test_minicpm3_fills_its_value_width_and_ties_its_head(tmp_path: Path) -> None:
+    # MiniCPM3Config's defaults are MiniCPM3-4B's shape (transformers' configuration: vocab
+    # 73,448, hidden 2,560, MLP 6,400, 62 layers, 40 heads, q_lora 768, kv_lora 256, nope 64,
+    # rope 32); v_head_dim None means hidden / heads = 64, and the output head is tied.
+    config = {"model_type": "minicpm3", "vocab_size": 73448, "hidden_size": 2560, "intermediate_size": 6400}
+    config |= {"num_hidden_layers": 62, "num_attention_heads": 40, "num_key_value_heads": 40, "q_lora_rank": 768}
+    config |= {"kv_lora_rank": 256, "qk_nope_head_dim": 64, "qk_rope_head_dim": 32}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    model = load_hf_config(path)
+    assert model.v_head_dim == 64 and model.tie_word_embeddings
+    # By hand: q 2560 x 768 + 768 + 768 x 40 x 96; kv 2560 x 288 + 256 + 256 x 40 x 128; o 40 x 64
+    # x 2560; MLP 3 x 2560 x 6400; two norms: 62,674,944 a layer, x 62, + one 73,448 x 2560
+    # table and the final norm = 4,073,875,968 (the model's name: 4B). Before, it was refused.
+    assert llm_shape.parameter_count_b(model) * 1e9 == pytest.approx(4_073_875_968)

@@ -50,7 +50,8 @@ _ERNIE_KEYS = {
 # Gemma 4's small models (E2B/E4B) and Gemma 3n add per-layer embeddings and share KV caches
 # across layers; neither is modelled, so those files are refused by key (Gemma 3n's
 # per-layer intermediate_size list would otherwise be refused as a bad number).
-_GEMMA4_TYPES = frozenset({"gemma4", "gemma4_text", "gemma3n", "gemma3n_text"})
+_GEMMA4_TYPES = frozenset({"gemma4", "gemma4_text"})
+_PER_LAYER_EMBEDDING_TYPES = _GEMMA4_TYPES | {"gemma3n", "gemma3n_text"}
 _GEMMA4_UNMODELLED = {
     "hidden_size_per_layer_input": "adds per-layer embeddings (Gemma 4 E2B/E4B, Gemma 3n), which are not modelled here",
     "num_kv_shared_layers": "shares KV caches between layers, which is not modelled here",
@@ -75,7 +76,7 @@ def normalize(values: ConfigValues, model_type: str) -> list[str]:
     unmodelled = dict(_UNMODELLED)
     if model_type in nas.MODEL_TYPES:
         unmodelled.pop("block_configs")
-    if model_type in _GEMMA4_TYPES:
+    if model_type in _PER_LAYER_EMBEDDING_TYPES:
         unmodelled.update(_GEMMA4_UNMODELLED)
     for key, why in unmodelled.items():
         if values.data.get(key) not in (None, False, 0, []):
@@ -224,6 +225,15 @@ def _mimo_v2(values: ConfigValues) -> list[str]:
     return [f"full-attention layers: {full_kv} KV heads of {full_width}; sliding ones: the swa_* settings"]
 
 
+def _minicpm3(values: ConfigValues) -> list[str]:
+    """MiniCPM3Config: a file without v_head_dim gets hidden_size / num_attention_heads."""
+    if values.has("v_head_dim") or not (values.has("hidden_size") and values.has("num_attention_heads")):
+        return []
+    width = values.integer("hidden_size") // values.integer("num_attention_heads")
+    values.put("v_head_dim", width)
+    return [f"{values.key('v_head_dim')} {width} (MiniCPM3Config's default: hidden_size / num_attention_heads)"]
+
+
 _DIALECTS: dict[str, Callable[[ConfigValues], list[str]]] = {
     "dbrx": _dbrx,
     "arctic": _arctic,
@@ -233,6 +243,7 @@ _DIALECTS: dict[str, Callable[[ConfigValues], list[str]]] = {
     **dict.fromkeys(_ERNIE_TYPES, _ernie),
     **dict.fromkeys(_GEMMA4_TYPES, _gemma4),
     **dict.fromkeys(MIMO_V2_TYPES, _mimo_v2),
+    "minicpm3": _minicpm3,
 }
 # The model types read by a rule here.
 MODEL_TYPES = frozenset(_DIALECTS)

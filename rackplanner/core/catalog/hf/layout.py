@@ -22,8 +22,10 @@ from rackplanner.core.catalog.hf.values import ConfigValues
 # Model types whose transformers config class ties the LM head to the embedding table
 # when the file says nothing, and those whose class does not.
 TIED_BY_DEFAULT = frozenset(
-    # Starcoder2Config: tie_word_embeddings: bool = True (transformers' configuration_starcoder2.py).
+    # Starcoder2Config: tie_word_embeddings: bool = True (transformers' configuration_starcoder2.py);
+    # MiniCPM3Config: tie_word_embeddings=True (openbmb/MiniCPM3-4B's configuration_minicpm.py).
     {"gemma", "gemma2", "gemma3", "gemma3_text", "cohere", "cohere2", "paligemma", "lfm2", "smollm3", "starcoder2"}
+    | {"minicpm3"}
 )
 UNTIED_BY_DEFAULT = frozenset(
     {
