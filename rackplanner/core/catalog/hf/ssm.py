@@ -4,6 +4,8 @@ Mamba2Mixer and its FalconH1 and GraniteMoeHybrid variants)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rackplanner.core.catalog.hf.layout_record import Layout
 from rackplanner.core.catalog.hf.values import ConfigValues
 
@@ -45,17 +47,40 @@ def _mamba2_layout(cfg: ConfigValues, hidden: int, keys: tuple[str, ...], mamba_
     kernel, conv bias flag."""
     heads, head_dim, groups, state_dim, kernel = (cfg.integer(key) for key in keys[:5])
     inner = heads * head_dim
-    conv_channels = inner + 2 * groups * state_dim
-    weights = (
-        hidden * (inner + conv_channels + heads)  # in_proj: gate, x/B/C, dt
-        + conv_channels * kernel
-        + (conv_channels if cfg.flag(keys[5]) is not False else 0)
-        + 3 * heads  # dt_bias, A_log, D
-        + inner  # gated RMS norm
-        + inner * hidden  # out_proj
-    )
-    state = heads * head_dim * state_dim + conv_channels * kernel
-    return Layout(linear_layers=mamba_layers, linear_mixer_params=weights, linear_state_values=state)
+    shape = _Mixer(hidden, inner, heads, groups, state_dim, kernel, cfg.flag(keys[5]) is not False, gated_norm=True)
+    return Layout(linear_layers=mamba_layers, linear_mixer_params=shape.weights(), linear_state_values=shape.state())
+
+
+@dataclass(frozen=True)
+class _Mixer:
+    """One Mamba-2 mixer's sizes: in_proj to the gate, x/B/C and dt, a depthwise convolution
+    over x/B/C, dt_bias/A_log/D per head, an optional gated norm, out_proj."""
+
+    hidden: int
+    inner: int
+    heads: int
+    groups: int
+    state_dim: int
+    kernel: int
+    conv_bias: bool
+    gated_norm: bool
+
+    @property
+    def conv_channels(self) -> int:
+        return self.inner + 2 * self.groups * self.state_dim
+
+    def weights(self) -> int:
+        return (
+            self.hidden * (self.inner + self.conv_channels + self.heads)
+            + self.conv_channels * (self.kernel + (1 if self.conv_bias else 0))
+            + 3 * self.heads
+            + (self.inner if self.gated_norm else 0)
+            + self.inner * self.hidden
+        )
+
+    def state(self) -> int:
+        """Values one sequence keeps: the SSM state of every head and the convolution's window."""
+        return self.inner * self.state_dim + self.conv_channels * self.kernel
 
 
 def falcon_h1(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
@@ -72,20 +97,10 @@ def falcon_h1(cfg: ConfigValues, layers: int, hidden: int) -> Layout:
         inner = heads * head_dim
         notes.append(f"{cfg.key('mamba_d_ssm')} read as mamba_n_heads x mamba_d_head ({inner:,}): the file lacks it")
     groups, state_dim = cfg.opt_int("mamba_n_groups") or 1, cfg.integer("mamba_d_state")
-    kernel = cfg.opt_int("mamba_d_conv") or 4
-    conv_channels = inner + 2 * groups * state_dim
-    weights = (
-        hidden * (inner + conv_channels + heads)  # in_proj: gate, x/B/C, dt
-        + conv_channels * kernel
-        + (conv_channels if cfg.flag("mamba_conv_bias") is not False else 0)
-        + 3 * heads  # dt_bias, A_log, D
-        + (inner if cfg.flag("mamba_rms_norm") else 0)
-        + inner * hidden  # out_proj
-    )
+    conv_bias, gated_norm = cfg.flag("mamba_conv_bias") is not False, bool(cfg.flag("mamba_rms_norm"))
+    shape = _Mixer(hidden, inner, heads, groups, state_dim, cfg.opt_int("mamba_d_conv") or 4, conv_bias, gated_norm)
     layout = Layout(
-        linear_mixer_params=weights,
-        linear_state_values=inner * state_dim + conv_channels * kernel,
-        parallel_mixer_layers=layers,
+        linear_mixer_params=shape.weights(), linear_state_values=shape.state(), parallel_mixer_layers=layers
     )
     layout.notes = [f"{layers} layers, each with attention and a Mamba-2 mixer side by side and an MLP", *notes]
     return layout
