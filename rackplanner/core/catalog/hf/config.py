@@ -11,6 +11,7 @@ leaves to transformers' defaults is named in the model's notes.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -384,5 +385,7 @@ def _in_config_terms(message: str, text: ConfigValues) -> str:
     for field, key in sorted(_CONFIG_KEYS.items(), key=lambda kv: -len(kv[0])):
         message = message.replace(f"{field}:", f"{prefix}{key}:").replace(f"{field} ", f"{prefix}{key} ")
     if not text.has("head_dim"):
-        message = message.replace(f"{prefix}head_dim:", "head_dim (hidden_size / num_attention_heads):")
+        # Only the bare key: global_head_dim and qk_rope_head_dim are the file's own.
+        derived = "head_dim (hidden_size / num_attention_heads):"
+        message = re.sub(rf"(?<![\w.]){re.escape(prefix)}head_dim:", derived, message)
     return message
