@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import re
 import sys
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -223,7 +224,8 @@ def _import_table(results: list[ImportResult]) -> str:
         if result.status != "imported" or result.part is None:
             error = result.error or ""
             needs = re.search(r"give (--\w+)", error)
-            rows.append((name, result.status, "", f"needs {needs.group(1)}" if needs else error.split(": ")[-1][:60]))
+            why = textwrap.shorten(error.split(": ")[-1], 80, placeholder=" …")
+            rows.append((name, result.status, "", f"needs {needs.group(1)}" if needs else why))
             continue
         rows.append((name, str(result.kind), result.part["id"], _import_figures(result.kind, result.part)))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]

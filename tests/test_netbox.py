@@ -108,3 +108,45 @@ def test_added_entries_load_as_a_catalog_and_reimport_replaces(tmp_path: Path) -
     assert isinstance(catalog.get("example-ex-4816"), NetworkSwitch)
     assert isinstance(catalog.get("supermicro-ssg-6049p-e1cr36h"), RackDevice)
     assert len(yaml.safe_load((folder / "switch.yaml").read_text())) == 1
+
+
+FORK = FIXTURES / "fork"
+
+
+def test_a_poe_switch_keeps_its_maximum_not_its_idle_draw() -> None:
+    # Meraki MS120-48LP (tests/data/netbox/fork): one PSU, maximum_draw 477 W with its PoE budget,
+    # allocated_draw 37 W. A rack must hold the 477 W; 37 W was taken before, 13 times too low.
+    result = import_device_type(FORK / "Cisco" / "Meraki-MS120-48LP.yaml")
+    assert NetworkSwitch.model_validate(result.part).power_max_w == 477
+    assert any("far above allocated_draw 37 W" in w for w in result.warnings)
+
+
+def test_redundant_psus_with_nearly_equal_allocations_are_one_draw() -> None:
+    # HPE Aruba 8320: two 400 W PSUs with allocated_draw 357 and 347 W, the switch's draw given
+    # per feed; summed it was 704 W, more than one of its PSUs can deliver.
+    result = import_device_type(FORK / "HPE" / "Aruba-8320-48XF6Q.yaml")
+    assert NetworkSwitch.model_validate(result.part).power_max_w == 357
+    assert any("357/347 W on the 2 power ports is one figure repeated" in w for w in result.warnings)
+
+
+def test_a_module_type_is_not_imported_as_a_rack_device() -> None:
+    # The library's PSU module types (tests/data/netbox/library/module-types) have no slug and no
+    # u_height; one was imported as a 1 U box drawing its PSU's rating.
+    for path in sorted((FIXTURES / "library" / "module-types").rglob("*.y*ml")):
+        with pytest.raises(NetboxError, match="a NetBox module type"):
+            import_device_type(path)
+
+
+def test_yes_and_no_written_as_text_are_read_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "strbool.yaml"
+    path.write_text(
+        "manufacturer: A\nmodel: B\nslug: a-b\nu_height: 1\nis_full_depth: 'false'\ninterfaces:\n"
+        "  - {name: eth0, type: 10gbase-t, mgmt_only: 'false'}\n  - {name: eth1, type: 10gbase-t}\n",
+        encoding="utf-8",
+    )
+    part = import_device_type(path, as_kind="rack-device").part
+    # bool("false") is True: the device was full depth and eth0 a management port.
+    assert part["is_full_depth"] is False and part["mgmt_ports"] == 0
+    path.write_text("manufacturer: A\nmodel: B\nslug: a-b\nu_height: 1\nis_full_depth: maybe\n", encoding="utf-8")
+    with pytest.raises(NetboxError, match=r"strbool\.yaml: is_full_depth: expected true or false, found 'maybe'"):
+        import_device_type(path)

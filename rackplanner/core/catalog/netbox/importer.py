@@ -21,7 +21,7 @@ from rackplanner.core import files
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.netbox.pdu import pdu_fields
 from rackplanner.core.catalog.netbox.power import device_power
-from rackplanner.core.catalog.netbox.reading import DeviceFile, NetboxError, read_device_file
+from rackplanner.core.catalog.netbox.reading import DeviceFile, NetboxError, flag, read_device_file
 from rackplanner.core.catalog.netbox.roles import decide_role
 from rackplanner.core.catalog.netbox.speeds import interface_speed
 from rackplanner.core.catalog.parts import Airflow, NetworkSwitch, Part, Pdu, RackDevice
@@ -154,7 +154,7 @@ def port_groups(device: DeviceFile, notes: list[str] | None = None) -> tuple[lis
     named = []
     eth_data = sum(1 for i in device.interfaces if str(i.get("name", "")).lower().startswith("eth"))
     for interface in device.interfaces:
-        if interface.get("mgmt_only"):
+        if flag(interface, "mgmt_only", files.shown(device.path), default=False):
             mgmt += 1
             continue
         if _named_management(interface, eth_data):

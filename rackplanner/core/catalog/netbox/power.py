@@ -3,8 +3,11 @@
 NetBox gives each power port a ``maximum_draw`` and an ``allocated_draw`` and adds them up per
 feed. The library's files use them in ways that must not be added up:
 
-- the same ``allocated_draw`` on every port of redundant PSUs is the whole device's draw, repeated
-  so that each feed shows what it carries when the other fails (adding them doubles it);
+- the same ``allocated_draw`` (to within a tenth) on every port of redundant PSUs is the whole
+  device's draw, repeated so that each feed shows what it carries when the other fails (adding
+  them doubles it);
+- one port's ``maximum_draw`` far above its ``allocated_draw`` is a PoE budget or a PSU rating:
+  the most it can draw, kept, where the allocation is only its idle or typical draw;
 - the same round ``maximum_draw`` on every port is the PSUs' nameplate rating, not a draw at all;
 - removable PSUs are module bays with no power port, and so no figure (the library's own rule).
 
@@ -73,18 +76,30 @@ def draw_from_ports(ports: list[PowerPortFact]) -> tuple[float | None, str, list
     allocated = [p.allocated_draw_w for p in ports]
     maximum = [p.maximum_draw_w for p in ports]
     nameplate = _looks_like_nameplate(maximum, allocated)
+    if _single_budget(maximum, allocated):
+        # One port whose maximum is far above its allocation: a PoE switch's budget or a PSU's
+        # rating. Either bounds what it draws; the allocation (its idle or typical draw) does not.
+        assert maximum[0] is not None and allocated[0] is not None
+        notes.append(
+            f"maximum_draw {maximum[0]:g} W is far above allocated_draw {allocated[0]:g} W (a PoE budget or the "
+            "PSU's rating): the maximum is used, the most it can draw; set power_max_w if you know less."
+        )
+        return maximum[0], f"maximum_draw {maximum[0]:g} W (above its allocated {allocated[0]:g} W)", notes
     if nameplate and maximum[0] is not None:
         notes.append(
             f"maximum_draw {maximum[0]:g} W on its power ports looks like the PSU nameplate rating (a known fault of "
             "the NetBox library), not a draw; not used."
         )
     if None not in allocated:
-        if len(set(allocated)) == 1 and len(ports) >= 2:
+        if len(ports) >= 2 and _repeated(allocated):
+            top = max(a or 0.0 for a in allocated)
+            shown = "/".join(f"{a:g}" for a in allocated if a is not None)
             notes.append(
-                f"allocated_draw {allocated[0]:g} W is the same on all {len(ports)} power ports: read as the whole "
-                f"device's draw, shared by redundant PSUs (adding them up would count it {len(ports)} times)."
+                f"allocated_draw {shown} W on the {len(ports)} power ports is one figure repeated: read as the "
+                f"whole device's draw, {top:g} W, shared by redundant PSUs (adding them up would count it "
+                f"{len(ports)} times)."
             )
-            return allocated[0], f"allocated_draw {allocated[0]:g} W (the device's, on each port)", notes
+            return top, f"allocated_draw {top:g} W (the device's, on each port)", notes
         total = sum(a or 0.0 for a in allocated)
         return total, f"allocated_draw summed over {len(ports)} ports", notes
     if not nameplate and None not in maximum:
@@ -93,6 +108,20 @@ def draw_from_ports(ports: list[PowerPortFact]) -> tuple[float | None, str, list
         return sum(m or 0.0 for m in maximum), f"maximum_draw summed over {len(ports)} ports", notes
     notes.append("No power draw the file gives can be trusted; add the device's maximum draw (power_max_w).")
     return None, "", notes
+
+
+def _repeated(values: list[float | None]) -> bool:
+    """The same draw on every port, to within a tenth: redundant PSUs each carrying the whole
+    device (HPE's Aruba 8320 gives 357 and 347 W on its two 400 W PSUs)."""
+    present = [v for v in values if v is not None]
+    return bool(present) and max(present) <= 1.1 * min(present)
+
+
+def _single_budget(maximum: list[float | None], allocated: list[float | None]) -> bool:
+    """One power port whose maximum is more than twice its allocation (Meraki MS120-48LP: 477 and 37 W)."""
+    return (
+        len(maximum) == 1 and maximum[0] is not None and allocated[0] is not None and maximum[0] > 2 * allocated[0] > 0
+    )
 
 
 def _looks_like_nameplate(maximum: list[float | None], allocated: list[float | None]) -> bool:

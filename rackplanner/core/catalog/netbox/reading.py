@@ -71,6 +71,12 @@ def read_device_file(path: Path) -> DeviceFile:
     where = files.shown(path)
     if not isinstance(data, dict):
         raise NetboxError(f"{where}: expected a NetBox device type (a mapping), found {type(data).__name__}")
+    if "u_height" not in data and "slug" not in data:
+        # The library's module types (PSUs, line cards, fan trays) have neither; device types need both.
+        raise NetboxError(
+            f"{where}: a NetBox module type (no slug, no u_height): a part that goes into a device's module bay "
+            "(a PSU, line card or fan tray), not a device for a rack; import the device type it fits"
+        )
     manufacturer = _text(data, "manufacturer", where)
     model = _text(data, "model", where)
     slug = str(data.get("slug") or "")
@@ -81,7 +87,7 @@ def read_device_file(path: Path) -> DeviceFile:
         model=model,
         slug=slug,
         u_height=_height(data, where),
-        is_full_depth=bool(data.get("is_full_depth", True)),
+        is_full_depth=flag(data, "is_full_depth", where, default=True),
         weight_kg=_weight_kg(data, where),
         power_ports=_power_ports(data, where),
         outlets=_list_of_mappings(data, "power-outlets", where),
@@ -92,6 +98,17 @@ def read_device_file(path: Path) -> DeviceFile:
         subdevice_role=str(data["subdevice_role"]) if data.get("subdevice_role") else None,
         comments=str(data.get("comments") or ""),
     )
+
+
+def flag(data: dict[str, Any], key: str, where: str, *, default: bool) -> bool:
+    """A yes/no field; "false" written as text is false (Python's bool() would read it as true)."""
+    value = data.get(key, default)
+    if isinstance(value, bool):
+        return value
+    words = {"true": True, "yes": True, "false": False, "no": False}
+    if isinstance(value, str) and value.strip().lower() in words:
+        return words[value.strip().lower()]
+    raise NetboxError(f"{where}: {key}: expected true or false, found {show_value(value)}")
 
 
 def _text(data: dict[str, Any], key: str, where: str) -> str:
