@@ -150,3 +150,14 @@ def test_yes_and_no_written_as_text_are_read_as_such(tmp_path: Path) -> None:
     path.write_text("manufacturer: A\nmodel: B\nslug: a-b\nu_height: 1\nis_full_depth: maybe\n", encoding="utf-8")
     with pytest.raises(NetboxError, match=r"strbool\.yaml: is_full_depth: expected true or false, found 'maybe'"):
         import_device_type(path)
+
+
+def test_a_dc_switch_says_its_input_cannot_be_kept() -> None:
+    # Juniper EX2300-24T-DC (tests/data/netbox/fork): a dc-terminal input. A switch entry takes
+    # one IEC inlet kind, so the import says the input became C14 and how to keep it as given.
+    result = import_device_type(FORK / "Juniper" / "EX2300-24T-DC.yaml")
+    assert result.kind == "switch"
+    assert any("its dc-terminal input is recorded as iec-60320-c14" in w for w in result.warnings)
+    assert not any("kept as given, so a rack" in w for w in result.warnings)
+    kept = import_device_type(FORK / "Juniper" / "EX2300-24T-DC.yaml", as_kind="rack-device")
+    assert kept.part["power_ports"] == [{"type": "dc-terminal"}]

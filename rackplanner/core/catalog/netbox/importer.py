@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 from rackplanner.core import files
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.netbox.pdu import pdu_fields
-from rackplanner.core.catalog.netbox.power import device_power
+from rackplanner.core.catalog.netbox.power import ODD_INLET_NOTE, device_power
 from rackplanner.core.catalog.netbox.reading import DeviceFile, NetboxError, flag, read_device_file
 from rackplanner.core.catalog.netbox.roles import decide_role
 from rackplanner.core.catalog.netbox.speeds import interface_speed
@@ -80,7 +80,8 @@ def import_device_type(
         entry["height_u"] = height
         entry["is_full_depth"] = device.is_full_depth
         power = device_power(device)
-        notes.extend(power.untrusted)
+        # A switch's odd input is said by _switch_fields: it cannot be kept as given there.
+        notes.extend(n for n in power.untrusted if not (kind == "switch" and n.startswith(ODD_INLET_NOTE)))
         groups, mgmt = port_groups(device, notes)
         if kind == "switch":
             entry.update(_switch_fields(device, groups, power.inlets, notes))
@@ -198,9 +199,20 @@ def _switch_fields(
         "ports": groups,
         "psu_count": max(1, len(inlets)),
     }
-    if inlets and inlets[0] in ("iec-60320-c14", "iec-60320-c20", "iec-60320-c16"):
+    if inlets and inlets[0] in SWITCH_INLETS:
         fields["inlet"] = inlets[0]
+    odd = sorted({inlet for inlet in inlets if inlet not in SWITCH_INLETS})
+    if odd:
+        # A switch entry has one IEC inlet kind (rack.py); a rack device keeps each port's type.
+        notes.append(
+            f"A switch entry takes a C14, C16 or C20 inlet only, so its {', '.join(odd)} input is recorded as "
+            f"{fields.get('inlet', 'iec-60320-c14')} and a rack would plug it into a PDU outlet; import it with "
+            "--as rack-device to keep the input as given."
+        )
     return fields
+
+
+SWITCH_INLETS = ("iec-60320-c14", "iec-60320-c20", "iec-60320-c16")
 
 
 # --- a batch, and the catalog folder it goes into -----------------------------------------------

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from rackplanner.core.catalog.netbox.reading import DeviceFile, PowerPortFact
 from rackplanner.core.catalog.netbox.vocabulary import CORD_OUTLETS
 
+ODD_INLET_NOTE = "Power port type "
 # Module bays for PSUs, as the library names them: "PSU 1", "PS1", "Power Supply 2", "PWR1".
 PSU_BAY = re.compile(r"^(psu|ps\s*\d|power|pwr)", re.IGNORECASE)
 
@@ -63,7 +64,7 @@ def device_power(device: DeviceFile) -> DevicePower:
     odd = sorted({p.type for p in ports if p.type not in CORD_OUTLETS and not p.type.startswith("nema-5-")})
     if odd:
         untrusted.append(
-            f"Power port type {', '.join(odd)} takes no cord from a C13/C19 PDU outlet; kept as given, so a rack "
+            f"{ODD_INLET_NOTE}{', '.join(odd)} takes no cord from a C13/C19 PDU outlet; kept as given, so a rack "
             "does not count this input on a PDU."
         )
     draw, basis, notes = draw_from_ports(ports)
