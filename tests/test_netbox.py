@@ -161,3 +161,18 @@ def test_a_dc_switch_says_its_input_cannot_be_kept() -> None:
     assert not any("kept as given, so a rack" in w for w in result.warnings)
     kept = import_device_type(FORK / "Juniper" / "EX2300-24T-DC.yaml", as_kind="rack-device")
     assert kept.part["power_ports"] == [{"type": "dc-terminal"}]
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        # Eight 10G ports and a console port made this server a switch (tests/data/netbox/fork).
+        ("Dell/PowerEdge-R940.yaml", "PowerEdge R940 is a server model name"),
+        # A modular chassis whose ports are on its line cards failed as "a switch with no data port".
+        ("Allied Telesis/SwitchBlade-x908-Gen2.yaml", "only 0 data ports"),
+    ],
+)
+def test_a_product_line_outweighs_the_ports(path: str, said: str) -> None:
+    result = import_device_type(FORK / path)
+    assert result.kind == "rack-device"
+    assert said in result.role_reasons

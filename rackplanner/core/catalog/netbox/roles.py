@@ -63,15 +63,19 @@ def decide_role(device: DeviceFile) -> Role:
         switch.append((1, "not full depth, as network gear usually is"))
     if named and len(named) >= len(data_ports) / 2:
         switch.append((1, f"ports named as a switch names them ({named[0].get('name')}, ...)"))
+    # A product line's name outweighs what the ports suggest: a PowerEdge R940 with eight 10G ports
+    # and a console port is still a server (3 against the ports' 3, and a tie is not a switch).
     if SWITCH_MODELS.search(device.model):
-        switch.append((2, f"{device.model} is a switch model name"))
+        switch.append((3, f"{device.model} is a switch model name"))
     if SERVER_MODELS.search(device.model):
-        server.append((2, f"{device.model} is a server model name"))
+        server.append((3, f"{device.model} is a server model name"))
     if bays:
         server.append((2, f"bays for cards, drives or nodes ({', '.join(bays[:3])}{', ...' if len(bays) > 3 else ''})"))
     if device.subdevice_role == "parent":
         server.append((1, "a chassis with child devices"))
     switch_score, server_score = sum(s for s, _ in switch), sum(s for s, _ in server)
-    if switch_score > server_score and switch_score >= 3:
+    # A switch entry needs data ports: a modular chassis whose ports are all on line cards
+    # (Allied Telesis SwitchBlade x908) goes in as a rack device.
+    if switch_score > server_score and switch_score >= 3 and data_ports:
         return Role("switch", [r for _, r in switch])
     return Role("rack-device", [r for _, r in server] or ["not a PDU, too little to call it a switch"])
