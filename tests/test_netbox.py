@@ -176,3 +176,24 @@ def test_a_product_line_outweighs_the_ports(path: str, said: str) -> None:
     result = import_device_type(FORK / path)
     assert result.kind == "rack-device"
     assert said in result.role_reasons
+
+
+def test_keys_the_schema_does_not_name_are_said(tmp_path: Path) -> None:
+    # A misspelt power_ports made a device with no power ports, said nowhere.
+    path = tmp_path / "typo.yaml"
+    path.write_text(
+        "manufacturer: A\nmodel: B\nslug: a-b\nu_height: 2\npower_ports:\n  - {name: PSU1, type: iec-60320-c14}\n",
+        encoding="utf-8",
+    )
+    result = import_device_type(path)
+    assert any("not read: power_ports (did you mean power-ports?)" in w for w in result.warnings)
+    # None of the library's own files has such a key (tests/data/netbox/library).
+    checked = 0
+    for real in sorted((FIXTURES / "library").rglob("*.y*ml")):
+        try:
+            warnings = import_device_type(real).warnings
+        except NetboxError:
+            continue  # module types, and PDUs that ask for a figure
+        checked += 1
+        assert not any("Keys not in" in w for w in warnings), real
+    assert checked >= 30

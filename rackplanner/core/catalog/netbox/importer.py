@@ -9,6 +9,7 @@ an id a catalog already has is refused unless replacing is asked for.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from rackplanner.core.catalog.netbox.power import ODD_INLET_NOTE, device_power
 from rackplanner.core.catalog.netbox.reading import DeviceFile, NetboxError, flag, read_device_file
 from rackplanner.core.catalog.netbox.roles import decide_role
 from rackplanner.core.catalog.netbox.speeds import interface_speed
+from rackplanner.core.catalog.netbox.vocabulary import schema
 from rackplanner.core.catalog.parts import Airflow, NetworkSwitch, Part, Pdu, RackDevice
 from rackplanner.core.catalog.user_entries import merge_entries
 from rackplanner.core.errors import InputError, describe_validation_error
@@ -63,7 +65,7 @@ def import_device_type(
     if kind not in KINDS:
         raise NetboxError(f"{where}: cannot import as {kind!r}; choose one of {', '.join(KINDS)}")
     reasons = [f"--as {kind}"] if as_kind else role.reasons
-    notes: list[str] = []
+    notes: list[str] = _unknown_keys(device)
     entry: dict[str, Any] = {
         "id": part_id(device),
         "vendor": device.manufacturer,
@@ -180,6 +182,20 @@ def _named_management(interface: dict[str, Any], eth_ports: int) -> bool:
     if kind not in ("1000base-t", "100base-tx", "1000base-tx", "10gbase-t", "2.5gbase-t"):
         return False
     return bool(_MGMT_NAME.match(name)) or (name.lower() == "eth0" and eth_ports == 1)
+
+
+def _unknown_keys(device: DeviceFile) -> list[str]:
+    """What the file names that NetBox's device-type schema does not (a misspelt power_ports is
+    otherwise a device with no power ports, said nowhere)."""
+    known = set(schema("devicetype")["properties"])
+    unknown = sorted(str(key) for key in device.data if str(key) not in known)
+    if not unknown:
+        return []
+    shown = ", ".join(
+        f"{key} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(key, known, n=1)) else key
+        for key in unknown[:6]
+    )
+    return [f"Keys not in NetBox's device-type schema, so not read: {shown}."]
 
 
 def _switch_fields(
