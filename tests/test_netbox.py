@@ -197,3 +197,20 @@ def test_keys_the_schema_does_not_name_are_said(tmp_path: Path) -> None:
         checked += 1
         assert not any("Keys not in" in w for w in warnings), real
     assert checked >= 30
+
+
+def test_a_ups_is_not_imported_as_a_pdu(tmp_path: Path) -> None:
+    # Eaton 5PX3000IRT2U (tests/data/netbox/fork): its outlets made it a PDU, which asked for
+    # wiring and, given it, planned a UPS as a PDU with its own draw never counted.
+    with pytest.raises(NetboxError, match=r"a UPS or its battery pack \(5PX3000IRT2U is a UPS model name\)"):
+        import_device_type(FORK / "Eaton" / "5PX3000IRT2U.yaml", voltage_v=230, current_a=16)
+    assert import_device_type(FORK / "Eaton" / "5PX3000IRT2U.yaml", as_kind="rack-device").kind == "rack-device"
+    # A file that calls itself a UPS in its comments.
+    path = tmp_path / "ups.yaml"
+    path.write_text(
+        "manufacturer: A\nmodel: X6K\nslug: a-x6k\nu_height: 2\ncomments: 6kVA online double conversion UPS\n"
+        "power-outlets:\n  - {name: '1', type: iec-60320-c13}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(NetboxError, match="the file says 'UPS'"):
+        import_device_type(path)

@@ -23,7 +23,7 @@ from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.netbox.pdu import pdu_fields
 from rackplanner.core.catalog.netbox.power import ODD_INLET_NOTE, device_power
 from rackplanner.core.catalog.netbox.reading import DeviceFile, NetboxError, flag, read_device_file
-from rackplanner.core.catalog.netbox.roles import decide_role
+from rackplanner.core.catalog.netbox.roles import decide_role, ups_evidence
 from rackplanner.core.catalog.netbox.speeds import interface_speed
 from rackplanner.core.catalog.netbox.vocabulary import schema
 from rackplanner.core.catalog.parts import Airflow, NetworkSwitch, Part, Pdu, RackDevice
@@ -60,6 +60,12 @@ def import_device_type(
     """Read one device-type file into a catalog entry (a dict ready for YAML); ``NetboxError`` if it cannot be."""
     device = read_device_file(path)
     where = device.where
+    ups = ups_evidence(device)
+    if ups and as_kind is None:
+        raise NetboxError(
+            f"{where}: a UPS or its battery pack ({ups}): it draws power and gives it from batteries, which is not "
+            "modelled here, so it is not imported as a PDU; --as rack-device places it as a box"
+        )
     role = decide_role(device)
     kind = as_kind or role.kind
     if kind not in KINDS:

@@ -25,6 +25,10 @@ SWITCH_MODELS = re.compile(
     r"^cs\d{4}|^as\d{4}-|^\d{4}-\d+[xq]|switch",
     re.IGNORECASE,
 )
+# UPSes and their battery packs, by what the file calls them or the product lines' names (APC
+# Smart-UPS SMT/SMX/SRT/SC, Eaton 5PX/9PX, CyberPower OR, Riello Sentinel SDL/SDU, Tripp Lite SMART).
+UPS_WORDS = re.compile(r"\bups\b|smart-ups|uninterruptible|battery (module|pack)|battery\+surge", re.IGNORECASE)
+UPS_MODELS = re.compile(r"^(apc )?(smt|smx|srt|sc\d{3})|^5px|^9px|^or\d{3}|^sd[lu][ -]?\d|smart\d{3,4}", re.IGNORECASE)
 # Interfaces named as switch operating systems name their ports.
 SWITCH_PORT_NAMES = re.compile(r"^(ethernet\s?\d|swp\d|et-\d|xe-\d|ge-\d|eth1/|te\d|twe\d|hu\d|fo\d)", re.IGNORECASE)
 SERVER_BAYS = re.compile(r"pcie|riser|slot|gpu|drive|disk|nvme|bay|cpu|dimm|ocp|aiom|node", re.IGNORECASE)
@@ -34,6 +38,16 @@ SERVER_BAYS = re.compile(r"pcie|riser|slot|gpu|drive|disk|nvme|bay|cpu|dimm|ocp|
 class Role:
     kind: str  # "pdu", "switch" or "rack-device"
     reasons: list[str] = field(default_factory=list)
+
+
+def ups_evidence(device: DeviceFile) -> str | None:
+    """Why the file describes a UPS or a battery pack (its outlets do not make it a PDU), or None."""
+    model = re.sub(r"^(tripp lite|eaton|apc|cyberpower|riello)\s+", "", device.model, flags=re.IGNORECASE)
+    if UPS_MODELS.search(model):
+        return f"{device.model} is a UPS model name"
+    outlets = " ".join(str(o.get("description", "")) for o in device.outlets)
+    found = UPS_WORDS.search(f"{device.model} {device.comments} {outlets}")
+    return f"the file says {found.group(0)!r}" if found else None
 
 
 def decide_role(device: DeviceFile) -> Role:
