@@ -10,6 +10,7 @@ an id a catalog already has is refused unless replacing is asked for.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -80,7 +81,7 @@ def import_device_type(
             f"NetBox device type {device.path.name}" + (f": {device.first_url()}" if device.first_url() else "")
         ],
     }
-    height = _whole_units(device, kind)
+    height = _whole_units(device, kind, notes)
     if kind == "pdu":
         entry.update(pdu_fields(device, voltage_v=voltage_v, current_a=current_a, wiring=wiring, notes=notes))
         entry["height_u"] = height
@@ -134,10 +135,13 @@ def part_id(device: DeviceFile) -> str:
     return base if base.startswith(prefixes) else f"{maker}-{base}"
 
 
-def _whole_units(device: DeviceFile, kind: str) -> int:
+def _whole_units(device: DeviceFile, kind: str, notes: list[str]) -> int:
     height = device.u_height
     if height != int(height):
-        raise NetboxError(f"{device.where}: u_height: {height:g} U is not a whole number of rack units")
+        # A 0.5 U or 1.2 U box still takes the next whole unit in a rack of whole units.
+        whole = math.ceil(height)
+        notes.append(f"u_height {height:g} U is not a whole number of rack units: it takes {whole} U here.")
+        return whole
     if height == 0 and kind != "pdu":
         if device.subdevice_role == "child":
             raise NetboxError(
