@@ -115,6 +115,13 @@ def test_added_entries_load_as_a_catalog_and_reimport_replaces(tmp_path: Path) -
 FORK = FIXTURES / "fork"
 
 
+def _device_type(tmp_path: Path, name: str, text: str) -> Path:
+    """A small device-type file written for a test."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def test_a_poe_switch_keeps_its_maximum_not_its_idle_draw() -> None:
     # Meraki MS120-48LP (tests/data/netbox/fork): one PSU, maximum_draw 477 W with its PoE budget,
     # allocated_draw 37 W. A rack must hold the 477 W; 37 W was taken before, 13 times too low.
@@ -140,11 +147,11 @@ def test_a_module_type_is_not_imported_as_a_rack_device() -> None:
 
 
 def test_yes_and_no_written_as_text_are_read_as_such(tmp_path: Path) -> None:
-    path = tmp_path / "strbool.yaml"
-    path.write_text(
+    path = _device_type(
+        tmp_path,
+        "strbool.yaml",
         "manufacturer: A\nmodel: B\nslug: a-b\nu_height: 1\nis_full_depth: 'false'\ninterfaces:\n"
         "  - {name: eth0, type: 10gbase-t, mgmt_only: 'false'}\n  - {name: eth1, type: 10gbase-t}\n",
-        encoding="utf-8",
     )
     part = import_device_type(path, as_kind="rack-device").part
     # bool("false") is True: the device was full depth and eth0 a management port.
@@ -182,10 +189,10 @@ def test_a_product_line_outweighs_the_ports(path: str, said: str) -> None:
 
 def test_keys_the_schema_does_not_name_are_said(tmp_path: Path) -> None:
     # A misspelt power_ports made a device with no power ports, said nowhere.
-    path = tmp_path / "typo.yaml"
-    path.write_text(
+    path = _device_type(
+        tmp_path,
+        "typo.yaml",
         "manufacturer: A\nmodel: B\nslug: a-b\nu_height: 2\npower_ports:\n  - {name: PSU1, type: iec-60320-c14}\n",
-        encoding="utf-8",
     )
     result = import_device_type(path)
     assert any("not read: power_ports (did you mean power-ports?)" in w for w in result.warnings)
@@ -208,11 +215,11 @@ def test_a_ups_is_not_imported_as_a_pdu(tmp_path: Path) -> None:
         import_device_type(FORK / "Eaton" / "5PX3000IRT2U.yaml", voltage_v=230, current_a=16)
     assert import_device_type(FORK / "Eaton" / "5PX3000IRT2U.yaml", as_kind="rack-device").kind == "rack-device"
     # A file that calls itself a UPS in its comments.
-    path = tmp_path / "ups.yaml"
-    path.write_text(
+    path = _device_type(
+        tmp_path,
+        "ups.yaml",
         "manufacturer: A\nmodel: X6K\nslug: a-x6k\nu_height: 2\ncomments: 6kVA online double conversion UPS\n"
         "power-outlets:\n  - {name: '1', type: iec-60320-c13}\n",
-        encoding="utf-8",
     )
     with pytest.raises(NetboxError, match="the file says 'UPS'"):
         import_device_type(path)

@@ -88,7 +88,8 @@ def load_hf_config(path: Path, model_id: str | None = None, *, name: str | None 
     if not isinstance(raw, dict):
         raise InputError(f"{path}: expected a JSON object of model settings")
     top = ConfigValues(raw, path)
-    text = _text_holder(top).obj("text_config") or _text_holder(top)
+    holder = _text_holder(top)
+    text = holder.obj("text_config") or holder
     model_type = text.string("model_type") or top.string("model_type") or "unknown"
     model_type = legacy.TYPE_ALIASES.get(model_type, model_type)
     notes = _fill_defaults(text, model_type) + dialects.normalize(text, model_type)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from rackplanner.core import files
 from rackplanner.core.catalog.loading import Catalog
 from rackplanner.core.catalog.netbox.pdu import pdu_fields
-from rackplanner.core.catalog.netbox.power import ODD_INLET_NOTE, device_power
+from rackplanner.core.catalog.netbox.power import cordless_note, device_power
 from rackplanner.core.catalog.netbox.reading import DeviceFile, NetboxError, flag, read_device_file
 from rackplanner.core.catalog.netbox.roles import decide_role, ups_evidence
 from rackplanner.core.catalog.netbox.speeds import interface_speed
@@ -89,19 +89,19 @@ def import_device_type(
         entry["height_u"] = height
         entry["is_full_depth"] = device.is_full_depth
         power = device_power(device)
-        # A switch's odd input is said by _switch_fields: it cannot be kept as given there.
-        notes.extend(n for n in power.untrusted if not (kind == "switch" and n.startswith(ODD_INLET_NOTE)))
+        notes.extend(power.untrusted)
         groups, mgmt = port_groups(device, notes)
         if kind == "switch":
+            # A switch entry has one IEC inlet kind: _switch_fields says what became of any other.
             entry.update(_switch_fields(device, groups, power.inlets, notes))
-            if power.draw_w is not None:
-                entry["power_max_w"] = power.draw_w
         else:
+            if power.cordless:
+                notes.append(cordless_note(power.cordless))
             entry["power_ports"] = [{"type": inlet} for inlet in power.inlets]
             entry["interfaces"] = groups
             entry["mgmt_ports"] = mgmt
-            if power.draw_w is not None:
-                entry["power_max_w"] = power.draw_w
+        if power.draw_w is not None:
+            entry["power_max_w"] = power.draw_w
     if device.weight_kg is not None:
         entry["weight_kg"] = round(device.weight_kg, 2)
     if kind != "pdu":

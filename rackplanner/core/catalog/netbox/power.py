@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from rackplanner.core.catalog.netbox.reading import DeviceFile, PowerPortFact
 from rackplanner.core.catalog.netbox.vocabulary import CORD_OUTLETS
 
-ODD_INLET_NOTE = "Power port type "
 # Module bays for PSUs, as the library names them: "PSU 1", "PS1", "Power Supply 2", "PWR1".
 PSU_BAY = re.compile(r"^(psu|ps\s*\d|power|pwr)", re.IGNORECASE)
 
@@ -36,6 +35,15 @@ class DevicePower:
     inlet_assumed: bool = False
     untrusted: list[str] = field(default_factory=list)  # what the file says that was not used, and why
     basis: str = ""
+    cordless: list[str] = field(default_factory=list)  # input types no PDU outlet takes (DC, hard-wired)
+
+
+def cordless_note(types: list[str]) -> str:
+    """What an entry that keeps its inputs as given says of those no PDU outlet takes."""
+    return (
+        f"Power port type {', '.join(types)} takes no cord from a C13/C19 PDU outlet; kept as given, so a rack "
+        "does not count this input on a PDU."
+    )
 
 
 def device_power(device: DeviceFile) -> DevicePower:
@@ -59,16 +67,9 @@ def device_power(device: DeviceFile) -> DevicePower:
     # Kept as the file gives them: a DC terminal or a hard-wired input is not a cord into a PDU outlet,
     # and the rack says so rather than plugging an assumed C14 into a C13.
     inlets = [p.type for p in ports]
-    assumed = False
-    untrusted = []
-    odd = sorted({p.type for p in ports if p.type not in CORD_OUTLETS and not p.type.startswith("nema-5-")})
-    if odd:
-        untrusted.append(
-            f"{ODD_INLET_NOTE}{', '.join(odd)} takes no cord from a C13/C19 PDU outlet; kept as given, so a rack "
-            "does not count this input on a PDU."
-        )
+    cordless = sorted({p.type for p in ports if p.type not in CORD_OUTLETS and not p.type.startswith("nema-5-")})
     draw, basis, notes = draw_from_ports(ports)
-    return DevicePower(inlets, draw, len(ports), assumed, [*untrusted, *notes], basis)
+    return DevicePower(inlets, draw, len(ports), untrusted=notes, basis=basis, cordless=cordless)
 
 
 def draw_from_ports(ports: list[PowerPortFact]) -> tuple[float | None, str, list[str]]:
